@@ -1,0 +1,63 @@
+"""ml-peg-like: score, rank and tune model benchmarks.
+
+The engine (config, normalisers, scoring, readers and writers) imports no Dash.
+"""
+
+from .config import (
+    Benchmark,
+    Category,
+    Config,
+    Metric,
+    ModelRef,
+    config_from_dict,
+    config_to_dict,
+    dump_config,
+    load_config,
+    loads_config,
+)
+from .errors import ConfigError, DataError, MlPegLikeError, Problem
+from .normalisers import (
+    Normaliser,
+    ParamSpec,
+    apply_normaliser,
+    get_normaliser,
+    normaliser_names,
+    register_normaliser,
+)
+from .raw import RawData, load_dataset, load_models, load_raw, raw_from_frame
+from .scoring import Scores, compile_config, rank_desc, score, score_values
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Benchmark",
+    "Category",
+    "Config",
+    "ConfigError",
+    "DataError",
+    "Metric",
+    "MlPegLikeError",
+    "ModelRef",
+    "Normaliser",
+    "ParamSpec",
+    "Problem",
+    "RawData",
+    "Scores",
+    "apply_normaliser",
+    "compile_config",
+    "config_from_dict",
+    "config_to_dict",
+    "dump_config",
+    "get_normaliser",
+    "load_config",
+    "load_dataset",
+    "load_models",
+    "load_raw",
+    "loads_config",
+    "normaliser_names",
+    "rank_desc",
+    "raw_from_frame",
+    "register_normaliser",
+    "score",
+    "score_values",
+]

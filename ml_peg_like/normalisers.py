@@ -1,0 +1,221 @@
+"""Normalisers: vectorised maps from raw metric values to scores in [0, 1].
+
+Every normaliser is called on a block of columns at once: ``x`` has shape (models, k) and every
+parameter (``good``, ``bad``, ``b``, ...) is an array of shape (k,), one value per metric column.
+NaN in ``x`` stays NaN. The registry maps a name to a :class:`Normaliser`; the config, the CLI and
+the dashboard look normalisers up here, so ``register_normaliser`` makes a new one available to all
+three.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: -ln(0.9): the Weibull score equals 0.1 at a speed-up of ``c`` (seed 000).
+_LN_09 = -math.log(0.9)
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """A numeric parameter of a normaliser, set per metric in the config as a plain key."""
+
+    name: str
+    default: float | None = None  # None: required
+    description: str = ""
+    positive: bool = False  # must be > 0
+    greater_than: float | None = None  # must be > this (e.g. max_speedup > 1)
+    model_ref: bool = False  # may be ``{model: NAME}`` (resolved from that model's raw value)
+    optional: bool = False  # may be absent (no default, not required)
+
+
+@dataclass(frozen=True)
+class Normaliser:
+    """A named, vectorised normaliser.
+
+    ``fn(x, **params)`` receives ``x`` (models x k) and each parameter as a (k,) float array;
+    ``good`` and ``bad`` are passed when ``uses_thresholds`` is true.
+    """
+
+    name: str
+    fn: Callable[..., np.ndarray]
+    params: tuple[ParamSpec, ...] = ()
+    uses_thresholds: bool = True
+    description: str = ""
+    #: the parameters a user edits in the dashboard, in display order
+    editable: tuple[str, ...] = field(default=("good", "bad"))
+
+    def param(self, name: str) -> ParamSpec | None:
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+
+_REGISTRY: dict[str, Normaliser] = {}
+
+
+def register_normaliser(
+    name: str,
+    fn: Callable[..., np.ndarray],
+    *,
+    params: tuple[ParamSpec, ...] | list[ParamSpec] = (),
+    uses_thresholds: bool = True,
+    description: str = "",
+    editable: tuple[str, ...] | None = None,
+) -> Normaliser:
+    """Register (or replace) a normaliser under ``name`` and return it.
+
+    ``fn(x, good=..., bad=..., **params)`` must accept a (models, k) array and (k,) parameter
+    arrays and return scores of the shape of ``x``. Results are clipped to [0, 1] and NaN inputs
+    stay NaN, whatever ``fn`` does.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("a normaliser needs a non-empty name")
+    params = tuple(params)
+    if editable is None:
+        editable = ("good", "bad") if uses_thresholds else tuple(p.name for p in params)
+    norm = Normaliser(
+        name=name,
+        fn=fn,
+        params=params,
+        uses_thresholds=uses_thresholds,
+        description=description,
+        editable=tuple(editable),
+    )
+    _REGISTRY[name] = norm
+    return norm
+
+
+def get_normaliser(name: str) -> Normaliser:
+    """The registered normaliser called ``name`` (KeyError if there is none)."""
+    return _REGISTRY[name]
+
+
+def normaliser_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def apply_normaliser(norm: Normaliser, x: np.ndarray, params: dict[str, np.ndarray]) -> np.ndarray:
+    """Run ``norm`` on ``x`` (models x k) and enforce the contract: [0, 1], NaN stays NaN."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(all="ignore"):
+        out = np.asarray(norm.fn(x, **params), dtype=float)
+        out = np.clip(out, 0.0, 1.0) + 0.0  # + 0.0 turns -0.0 into 0.0
+    out = np.where(np.isnan(x), np.nan, out)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Built-in normalisers
+# --------------------------------------------------------------------------------------------
+
+
+def linear(x: np.ndarray, good: np.ndarray, bad: np.ndarray) -> np.ndarray:
+    """clip((x - bad) / (good - bad), 0, 1) (seed 003). good < bad: lower is better.
+
+    Where ``good == bad`` (possible only for thresholds resolved from data) the score is a step:
+    1 when x is at least as good as ``good``, else 0.
+    """
+    span = good - bad
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = (x - bad) / span
+    degenerate = span == 0
+    if np.any(degenerate):
+        step = np.where(x == good, 1.0, 0.0)
+        s = np.where(degenerate, step, s)
+    return np.clip(s, 0.0, 1.0)
+
+
+def traffic_light(x: np.ndarray, good: np.ndarray, bad: np.ndarray) -> np.ndarray:
+    """LIPS traffic lights (seeds 000/001): 1 "great" when x is at least as good as ``good``,
+    0 "unacceptable" when x is worse than ``bad``, 0.5 "acceptable" otherwise.
+
+    The direction follows the thresholds: good < bad means lower is better. A group of N
+    equal-weight traffic-light metrics then scores (2 Ng + No) / (2 N).
+    """
+    lower = good <= bad
+    great = np.where(lower, x <= good, x >= good)
+    red = np.where(lower, x > bad, x < bad)
+    return np.where(great, 1.0, np.where(red, 0.0, 0.5))
+
+
+def _speedup(x: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """s = reference / x when a reference run time is given (x is a run time), else s = x."""
+    ref = np.asarray(reference, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(np.isnan(ref), x, ref / x)
+    return np.where(s < 0, np.nan, s)
+
+
+def weibull_speedup(
+    x: np.ndarray, b: np.ndarray, c: np.ndarray, reference: np.ndarray | None = None
+) -> np.ndarray:
+    """min(1 - exp(-(s / a)^b), 1) with a = c (-ln 0.9)^(-1/b) (seed 000, LIPS power grid).
+
+    The score is 0.1 at s = c; b = 1.7, c = 5 gives a = 18.787.
+    """
+    if reference is None:
+        reference = np.full(x.shape[-1], np.nan)
+    s = _speedup(x, reference)
+    a = c * _LN_09 ** (-1.0 / b)
+    return np.minimum(1.0 - np.exp(-((s / a) ** b)), 1.0)
+
+
+def log_speedup(
+    x: np.ndarray, max_speedup: np.ndarray, reference: np.ndarray | None = None
+) -> np.ndarray:
+    """clip(log10(s) / log10(max_speedup), 0, 1) (seed 001, LIPS airfoil)."""
+    if reference is None:
+        reference = np.full(x.shape[-1], np.nan)
+    s = _speedup(x, reference)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.clip(np.log10(s) / np.log10(max_speedup), 0.0, 1.0)
+
+
+_REFERENCE = ParamSpec(
+    "reference",
+    None,
+    "run time of the reference solver (number or {model: NAME}); when absent the raw value "
+    "is already a speed-up",
+    positive=True,
+    model_ref=True,
+    optional=True,
+)
+
+register_normaliser(
+    "linear",
+    linear,
+    description="Linear between the bad (score 0) and good (score 1) thresholds, clipped.",
+)
+register_normaliser(
+    "traffic_light",
+    traffic_light,
+    description="Three levels: 1 at least as good as 'good', 0 worse than 'bad', 0.5 between.",
+)
+register_normaliser(
+    "weibull_speedup",
+    weibull_speedup,
+    params=(
+        ParamSpec("b", 1.7, "Weibull shape", positive=True),
+        ParamSpec("c", 5.0, "speed-up that scores 0.1", positive=True),
+        _REFERENCE,
+    ),
+    uses_thresholds=False,
+    description="Weibull stretched exponential of the speed-up (LIPS): 1 - exp(-(s/a)^b).",
+    editable=("c", "b"),
+)
+register_normaliser(
+    "log_speedup",
+    log_speedup,
+    params=(
+        ParamSpec("max_speedup", None, "speed-up that scores 1", positive=True, greater_than=1.0),
+        _REFERENCE,
+    ),
+    uses_thresholds=False,
+    description="log10(speed-up) / log10(max speed-up), clipped to [0, 1] (LIPS).",
+    editable=("max_speedup",),
+)

@@ -1,0 +1,327 @@
+"""Raw metric values: a models x metrics float matrix, read from long or wide CSV.
+
+A raw-data column is identified by (benchmark, metric); benchmark names are unique in a config.
+Every problem in a file is reported at once, with its line number.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .config import Config, load_config
+from .errors import DataError, Problem
+
+MISSING_TOKENS = {"", "nan", "na", "n/a", "null", "none"}
+MAX_REPORTED = 25
+MAX_NAME = 200
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass
+class RawData:
+    """Raw values: ``values[i, j]`` is model ``models[i]`` on ``metric_ids[j]``; NaN = missing."""
+
+    models: tuple[str, ...]
+    metric_ids: tuple[tuple[str, str], ...]
+    values: np.ndarray
+    attributes: pd.DataFrame | None = None  # index: model; columns: attributes
+    warnings: list[str] = field(default_factory=list)
+
+    def aligned(self, cfg: Config) -> np.ndarray:
+        """The values with columns in ``cfg.metric_ids()`` order (absent metrics are NaN)."""
+        ids = cfg.metric_ids()
+        if tuple(ids) == self.metric_ids:
+            return self.values
+        pos = {mid: j for j, mid in enumerate(self.metric_ids)}
+        out = np.full((len(self.models), len(ids)), np.nan)
+        for j, mid in enumerate(ids):
+            k = pos.get(mid)
+            if k is not None:
+                out[:, j] = self.values[:, k]
+        return out
+
+    def to_long(self, cfg: Config | None = None) -> pd.DataFrame:
+        """Long table ``model, benchmark, metric, value`` (missing values omitted)."""
+        cat_of = {}
+        if cfg is not None:
+            for c in cfg.categories:
+                for b in c.benchmarks:
+                    cat_of[b.name] = c.name
+        i, j = np.nonzero(~np.isnan(self.values))
+        df = pd.DataFrame(
+            {
+                "model": np.asarray(self.models, dtype=object)[i],
+                "benchmark": [self.metric_ids[k][0] for k in j],
+                "metric": [self.metric_ids[k][1] for k in j],
+                "value": self.values[i, j],
+            }
+        )
+        if cat_of:
+            df.insert(0, "category", df["benchmark"].map(cat_of))
+        return df
+
+    def subset(self, models) -> RawData:
+        idx = [self.models.index(m) for m in models]
+        return RawData(
+            tuple(models), self.metric_ids, self.values[idx], self.attributes, list(self.warnings)
+        )
+
+
+def _read_table(source, what: str) -> pd.DataFrame:
+    """Read a CSV as text cells (UTF-8, with or without BOM); errors name the file and line."""
+    name = str(source) if not hasattr(source, "read") else what
+    try:
+        if hasattr(source, "read"):
+            data = source.read()
+        else:
+            data = Path(source).read_bytes()
+    except OSError as exc:
+        raise DataError([Problem(name, f"cannot read: {exc.strerror or exc}")]) from None
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise DataError(
+                [Problem(f"{name}:{line}", "not UTF-8 text: save the file as UTF-8")]
+            ) from None
+    else:
+        text = data.lstrip("\ufeff")
+    if not text.strip():
+        raise DataError([Problem(name, "the file is empty")])
+    try:
+        df = pd.read_csv(
+            io.StringIO(text),
+            dtype=str,
+            keep_default_na=False,
+            skipinitialspace=True,
+            skip_blank_lines=True,
+        )
+    except pd.errors.ParserError as exc:
+        msg = str(exc).strip().splitlines()[-1]
+        m = re.search(r"line (\d+)", msg)
+        where = f"{name}:{m.group(1)}" if m else name
+        raise DataError([Problem(where, f"malformed CSV: {msg}")]) from None
+    except (pd.errors.EmptyDataError, ValueError) as exc:
+        raise DataError([Problem(name, f"malformed CSV: {exc}")]) from None
+    df.columns = [str(c).strip() for c in df.columns]
+    return df
+
+
+def _check_name(value: str, where: str, what: str, problems: list[Problem]) -> bool:
+    if not value:
+        problems.append(Problem(where, f"empty {what} name"))
+        return False
+    if len(value) > MAX_NAME:
+        problems.append(Problem(where, f"{what} name longer than {MAX_NAME} characters"))
+        return False
+    if _CONTROL.search(value):
+        problems.append(Problem(where, f"{what} name contains control characters"))
+        return False
+    return True
+
+
+def _check_names(names: pd.Series, lines: np.ndarray, source: str, problems) -> np.ndarray:
+    """Vectorised model-name check; returns the mask of acceptable names."""
+    n = names.str.len().to_numpy()
+    bad = (n == 0) | (n > MAX_NAME) | names.str.contains(_CONTROL).to_numpy(dtype=bool)
+    for k in np.flatnonzero(bad)[:MAX_REPORTED]:
+        _check_name(names.iloc[k], f"{source}:{lines[k]}", "model", problems)
+    return ~bad
+
+
+def _parse_values(cells: pd.Series, lines: np.ndarray, name: str, problems, warnings) -> np.ndarray:
+    text = cells.astype(str).str.strip()
+    is_missing = text.str.lower().isin(MISSING_TOKENS).to_numpy()
+    nums = pd.to_numeric(text.where(~is_missing, None), errors="coerce").to_numpy(dtype=float)
+    bad = np.isnan(nums) & ~is_missing
+    for k in np.flatnonzero(bad)[:MAX_REPORTED]:
+        shown = text.iloc[k]
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        problems.append(Problem(f"{name}:{lines[k]}", f"value {shown!r} is not a number"))
+    if bad.sum() > MAX_REPORTED:
+        problems.append(Problem(name, f"... and {bad.sum() - MAX_REPORTED} more non-numeric values"))
+    inf = np.isinf(nums)
+    for k in np.flatnonzero(inf)[:MAX_REPORTED]:
+        warnings.append(f"{name}:{lines[k]}: infinite value kept (scores as the worst or best)")
+    return np.where(bad, np.nan, nums)
+
+
+def raw_from_frame(
+    df: pd.DataFrame, cfg: Config, *, ignore_unknown: bool = False, source: str = "<table>"
+) -> RawData:
+    """Build RawData from a long (model, benchmark, metric, value) or wide table of text cells."""
+    cols = {c.lower(): c for c in df.columns}
+    if {"model", "benchmark", "metric", "value"} <= set(cols):
+        return _from_long(df, cols, cfg, ignore_unknown, source)
+    if "model" in cols:
+        return _from_wide(df, cols["model"], cfg, ignore_unknown, source)
+    raise DataError(
+        [
+            Problem(
+                f"{source}:1",
+                "expected a header 'model,benchmark,metric,value' (long) or 'model,<Benchmark/Metric>...' (wide)",
+            )
+        ]
+    )
+
+
+def _from_long(df, cols, cfg, ignore_unknown, source) -> RawData:
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    lines = np.arange(len(df)) + 2
+    model = df[cols["model"]].astype(str).str.strip()
+    bench = df[cols["benchmark"]].astype(str).str.strip()
+    metric = df[cols["metric"]].astype(str).str.strip()
+    ids = cfg.metric_ids()
+    col_of = {mid: j for j, mid in enumerate(ids)}
+    keys = list(zip(bench.tolist(), metric.tolist(), strict=True))
+    j_idx = np.array([col_of.get(k, -1) for k in keys], dtype=np.intp)
+    known_bench = set(cfg.benchmark_names())
+    ok = _check_names(model, lines, source, problems)
+    unknown = np.flatnonzero(j_idx < 0)
+    for n, k in enumerate(unknown):
+        b, m = keys[k]
+        msg = (
+            f"unknown benchmark {b!r}"
+            if b not in known_bench
+            else f"unknown metric {m!r} of benchmark {b!r}"
+        )
+        if ignore_unknown:
+            if n < MAX_REPORTED:
+                warnings.append(f"{source}:{lines[k]}: {msg} (skipped)")
+        elif n < MAX_REPORTED:
+            problems.append(Problem(f"{source}:{lines[k]}", msg))
+    if len(unknown) > MAX_REPORTED:
+        extra = f"... and {len(unknown) - MAX_REPORTED} more rows with unknown benchmark or metric"
+        (warnings.append(f"{source}: {extra}") if ignore_unknown else problems.append(Problem(source, extra)))
+    ok &= j_idx >= 0
+    values = _parse_values(df[cols["value"]], lines, source, problems, warnings)
+    codes, models = pd.factorize(model.where(ok, None), use_na_sentinel=True)
+    # duplicates of (model, benchmark, metric)
+    pair = pd.Series(codes.astype(np.int64) * (len(ids) + 1) + j_idx)
+    dup = (pair.duplicated(keep=False) & pd.Series(ok)).to_numpy()
+    if dup.any():
+        first: dict[int, int] = {}
+        reported = 0
+        for k in np.flatnonzero(dup):
+            key = int(pair.iloc[k])
+            if key in first:
+                if reported < MAX_REPORTED:
+                    problems.append(
+                        Problem(
+                            f"{source}:{lines[k]}",
+                            f"duplicate row for model {model.iloc[k]!r}, {keys[k][0]}/{keys[k][1]} "
+                            f"(first at line {first[key]})",
+                        )
+                    )
+                reported += 1
+            else:
+                first[key] = int(lines[k])
+    if problems:
+        raise DataError(problems)
+    mat = np.full((len(models), len(ids)), np.nan)
+    sel = ok & (codes >= 0)
+    mat[codes[sel], j_idx[sel]] = values[sel]
+    return RawData(tuple(str(m) for m in models), tuple(ids), mat, None, warnings)
+
+
+def _from_wide(df, model_col, cfg, ignore_unknown, source) -> RawData:
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    ids = cfg.metric_ids()
+    lookup = {f"{b}/{m}": (b, m) for b, m in ids}
+    for c, b, m in cfg.iter_metrics():
+        lookup.setdefault(f"{c.name}/{b.name}/{m.name}", (b.name, m.name))
+    col_of = {mid: j for j, mid in enumerate(ids)}
+    lines = np.arange(len(df)) + 2
+    model = df[model_col].astype(str).str.strip()
+    _check_names(model, lines, source, problems)
+    dups = model[model.duplicated()]
+    for k in dups.index[:MAX_REPORTED]:
+        problems.append(Problem(f"{source}:{lines[k]}", f"duplicate row for model {model.iloc[k]!r}"))
+    used = []
+    seen_cols: set[tuple[str, str]] = set()
+    for c in df.columns:
+        if c == model_col or c.lower() == "category":
+            continue
+        mid = lookup.get(c)
+        if mid is None:
+            msg = f"unknown column {c!r} (expected Benchmark/Metric)"
+            if ignore_unknown:
+                warnings.append(f"{source}:1: {msg} (skipped)")
+            else:
+                problems.append(Problem(f"{source}:1", msg))
+            continue
+        if mid in seen_cols:
+            problems.append(Problem(f"{source}:1", f"duplicate column for {mid[0]}/{mid[1]}"))
+            continue
+        seen_cols.add(mid)
+        used.append((c, col_of[mid]))
+    mat = np.full((len(df), len(ids)), np.nan)
+    for c, j in used:
+        mat[:, j] = _parse_values(df[c], lines, f"{source} column {c!r}", problems, warnings)
+    if problems:
+        raise DataError(problems)
+    return RawData(tuple(model.tolist()), tuple(ids), mat, None, warnings)
+
+
+def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
+    """Read raw metrics (long or wide CSV, a path or a file object) for ``cfg``."""
+    name = str(source) if not hasattr(source, "read") else getattr(source, "name", "<upload>")
+    if isinstance(source, str | Path) and Path(source).is_dir():
+        source = Path(source) / "raw_metrics.csv"
+        name = str(source)
+    df = _read_table(source, name)
+    raw = raw_from_frame(df, cfg, ignore_unknown=ignore_unknown, source=name)
+    return raw
+
+
+def load_models(source) -> pd.DataFrame:
+    """Model attributes from CSV: a ``model`` column, then attribute columns (text)."""
+    name = str(source)
+    df = _read_table(source, name)
+    cols = {c.lower(): c for c in df.columns}
+    if "model" not in cols:
+        raise DataError([Problem(f"{name}:1", "expected a 'model' column")])
+    df = df.rename(columns={cols["model"]: "model"})
+    df["model"] = df["model"].astype(str).str.strip()
+    dup = df["model"].duplicated()
+    if dup.any():
+        k = int(np.flatnonzero(dup)[0])
+        raise DataError([Problem(f"{name}:{k + 2}", f"duplicate model {df['model'].iloc[k]!r}")])
+    return df.set_index("model")
+
+
+def load_dataset(path, raw_path=None, *, ignore_unknown: bool = False) -> tuple[Config, RawData]:
+    """(config, raw data) from ``CONFIG RAW`` or from a directory with config.yml and
+    raw_metrics.csv (and optional models.csv, whose columns become model attributes)."""
+    p = Path(path)
+    models_csv = None
+    if p.is_dir():
+        cfg = load_config(p / "config.yml")
+        raw_p = Path(raw_path) if raw_path else p / "raw_metrics.csv"
+        models_csv = p / "models.csv"
+    else:
+        cfg = load_config(p)
+        if raw_path is None:
+            raise DataError([Problem(str(p), "give the raw metrics CSV too (or a dataset directory)")])
+        raw_p = Path(raw_path)
+        cand = raw_p.parent / "models.csv"
+        models_csv = cand if raw_p.is_file() else None
+    raw = load_raw(raw_p, cfg, ignore_unknown=ignore_unknown)
+    if models_csv is not None and models_csv.is_file():
+        attrs = load_models(models_csv)
+        raw.attributes = attrs.reindex(list(raw.models))
+    return cfg, raw
+
+
+def is_finite_number(x) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)

@@ -325,7 +325,7 @@ def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> 
         )
     else:
         kw["scale"] = float(scale)
-    if "per_atom" in raw:
+    if "per_atom" in raw and "per_atom" in info.options:
         v = raw["per_atom"]
         v = "none" if v is None or v is False else str(v).strip().lower()
         if v not in _PER_ATOM:
@@ -336,7 +336,7 @@ def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> 
                 )
             )
         kw["per_atom"] = v
-    if "weighted" in raw:
+    if "weighted" in raw and "weighted" in info.options:
         if not isinstance(raw["weighted"], bool):
             problems.append(
                 loc.problem(
@@ -344,7 +344,7 @@ def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> 
                 )
             )
         kw["weighted"] = bool(raw["weighted"])
-    if "mode" in raw:
+    if "mode" in raw and "mode" in info.options:
         v = str(raw["mode"]).strip().lower()
         if v not in ("magnitude", "component"):
             problems.append(
@@ -367,7 +367,7 @@ def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> 
             )
         else:
             kw["quantile"] = float(q)
-    if "tol" in raw:
+    if "tol" in raw and "tol" in info.options:
         t = raw["tol"]
         if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
             problems.append(
@@ -375,7 +375,7 @@ def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> 
             )
         else:
             kw["tol"] = float(t)
-    if "where" in raw:
+    if "where" in raw and "where" in info.options:
         v = str(raw["where"]).strip().lower()
         if v not in _WHERE:
             problems.append(
@@ -467,18 +467,21 @@ def spec_from_dict(data: Any, source: str = "", *, text: str | None = None) -> S
         seen: set[str] = set()
         for i, raw in enumerate(mraw):
             ms = _parse_metric(raw, path + ("metrics", i), kind, loc, problems)
-            if ms is None:
-                continue
-            if ms.name in seen:
+            mname = ms.name if ms is not None else None
+            if mname is None and isinstance(raw, Mapping):  # still catch a repeated name
+                mname = str(raw.get("name", raw.get("fn", ""))).strip() or None
+            if mname is not None and mname in seen:
                 problems.append(
                     loc.problem(
                         path + ("metrics", i, "name"),
-                        f"metric name {ms.name!r} is used twice in this benchmark",
+                        f"metric name {mname!r} is used twice in this benchmark",
                     )
                 )
                 continue
-            seen.add(ms.name)
-            metrics.append(ms)
+            if mname is not None:
+                seen.add(mname)
+            if ms is not None:
+                metrics.append(ms)
         benchmarks.append(BenchmarkSpec(name, kind, bmax, tuple(metrics)))
     if problems:
         raise ConfigError(problems)

@@ -270,6 +270,12 @@ class _Categories:
                 title = self.app.title(folder) or folder
                 changes[cname] = {"weight": 1.0 if (title in keep or cname in keep) else 0.0}
             if changes:
+                if not any(c["weight"] for c in changes.values()):
+                    self.reporter.warn(
+                        where,
+                        f"preset {pname!r} keeps none of the categories converted: "
+                        "it leaves every overall score missing",
+                    )
                 out[pname] = changes
         return out
 
@@ -529,6 +535,14 @@ def mlpeg_to_dataset(
                     reporter.warn(
                         ana_path, f"metric {k!r} is not in the table {path.name}: ignored"
                     )
+        extra = sorted(
+            {str(k) for r in data if isinstance(r, Mapping) for k in r}
+            - RESERVED_COLUMNS
+            - set(metric_keys.values())
+        )
+        if extra and metrics:
+            shown = ", ".join(repr(k) for k in extra[:5]) + (" ..." if len(extra) > 5 else "")
+            reporter.warn(path, f"column(s) without thresholds ignored: {shown}")
         if not metrics:
             reporter.warn(path, "no metric with thresholds: benchmark skipped")
             continue

@@ -47,6 +47,8 @@ class Normaliser:
     description: str = ""
     #: the parameters a user edits in the dashboard, in display order
     editable: tuple[str, ...] = field(default=("good", "bad"))
+    #: built-ins that already keep NaN and stay in [0, 1] skip the extra safety passes
+    trusted: bool = False
 
     def param(self, name: str) -> ParamSpec | None:
         for p in self.params:
@@ -66,6 +68,7 @@ def register_normaliser(
     uses_thresholds: bool = True,
     description: str = "",
     editable: tuple[str, ...] | None = None,
+    _trusted: bool = False,
 ) -> Normaliser:
     """Register (or replace) a normaliser under ``name`` and return it.
 
@@ -85,6 +88,7 @@ def register_normaliser(
         uses_thresholds=uses_thresholds,
         description=description,
         editable=tuple(editable),
+        trusted=_trusted,
     )
     _REGISTRY[name] = norm
     return norm
@@ -104,6 +108,8 @@ def apply_normaliser(norm: Normaliser, x: np.ndarray, params: dict[str, np.ndarr
     x = np.asarray(x, dtype=float)
     with np.errstate(all="ignore"):
         out = np.asarray(norm.fn(x, **params), dtype=float)
+        if norm.trusted:
+            return out
         out = np.clip(out, 0.0, 1.0) + 0.0  # + 0.0 turns -0.0 into 0.0
     out = np.where(np.isnan(x), np.nan, out)
     return out
@@ -122,12 +128,15 @@ def linear(x: np.ndarray, good: np.ndarray, bad: np.ndarray) -> np.ndarray:
     """
     span = good - bad
     with np.errstate(divide="ignore", invalid="ignore"):
-        s = (x - bad) / span
+        s = np.subtract(x, bad)
+        s /= span
     degenerate = span == 0
     if np.any(degenerate):
-        step = np.where(x == good, 1.0, 0.0)
+        step = np.where(np.isnan(x), np.nan, np.where(x == good, 1.0, 0.0))
         s = np.where(degenerate, step, s)
-    return np.clip(s, 0.0, 1.0)
+    np.clip(s, 0.0, 1.0, out=s)
+    s += 0.0  # -0.0 -> 0.0
+    return s
 
 
 def traffic_light(x: np.ndarray, good: np.ndarray, bad: np.ndarray) -> np.ndarray:
@@ -140,7 +149,9 @@ def traffic_light(x: np.ndarray, good: np.ndarray, bad: np.ndarray) -> np.ndarra
     lower = good <= bad
     great = np.where(lower, x <= good, x >= good)
     red = np.where(lower, x > bad, x < bad)
-    return np.where(great, 1.0, np.where(red, 0.0, 0.5))
+    out = np.where(great, 1.0, np.where(red, 0.0, 0.5))
+    out[np.isnan(x)] = np.nan
+    return out
 
 
 def _speedup(x: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -162,7 +173,7 @@ def weibull_speedup(
         reference = np.full(x.shape[-1], np.nan)
     s = _speedup(x, reference)
     a = c * _LN_09 ** (-1.0 / b)
-    return np.minimum(1.0 - np.exp(-((s / a) ** b)), 1.0)
+    return np.clip(1.0 - np.exp(-((s / a) ** b)), 0.0, 1.0) + 0.0
 
 
 def log_speedup(
@@ -173,7 +184,7 @@ def log_speedup(
         reference = np.full(x.shape[-1], np.nan)
     s = _speedup(x, reference)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.clip(np.log10(s) / np.log10(max_speedup), 0.0, 1.0)
+        return np.clip(np.log10(s) / np.log10(max_speedup), 0.0, 1.0) + 0.0
 
 
 _REFERENCE = ParamSpec(
@@ -189,16 +200,19 @@ _REFERENCE = ParamSpec(
 register_normaliser(
     "linear",
     linear,
+    _trusted=True,
     description="Linear between the bad (score 0) and good (score 1) thresholds, clipped.",
 )
 register_normaliser(
     "traffic_light",
     traffic_light,
+    _trusted=True,
     description="Three levels: 1 at least as good as 'good', 0 worse than 'bad', 0.5 between.",
 )
 register_normaliser(
     "weibull_speedup",
     weibull_speedup,
+    _trusted=True,
     params=(
         ParamSpec("b", 1.7, "Weibull shape", positive=True),
         ParamSpec("c", 5.0, "speed-up that scores 0.1", positive=True),
@@ -211,6 +225,7 @@ register_normaliser(
 register_normaliser(
     "log_speedup",
     log_speedup,
+    _trusted=True,
     params=(
         ParamSpec("max_speedup", None, "speed-up that scores 1", positive=True, greater_than=1.0),
         _REFERENCE,

@@ -34,6 +34,7 @@ class Plan:
     bench_skip: np.ndarray  # bool per benchmark: its category's policy is skip
     cat_skip: np.ndarray  # bool per category
     overall_skip: bool
+    need_coverage: bool
     # normaliser groups: (normaliser name, column indices, static params {name: (k,) array},
     # dynamic entries [(position in group, param name, threshold spec, metric)])
     groups: tuple = ()
@@ -98,6 +99,7 @@ def compile_config(cfg: Config) -> Plan:
         bench_skip=np.asarray(bench_skip, dtype=bool),
         cat_skip=np.asarray(cat_skip, dtype=bool),
         overall_skip=cfg.missing == "skip",
+        need_coverage=cfg.uses_skip,
         groups=tuple(groups),
     )
     cfg.__dict__["_plan"] = plan  # frozen dataclass: cache beside the fields
@@ -122,11 +124,14 @@ def resolve_threshold(spec, column: np.ndarray, models: dict[str, int], metric: 
 
 def normalise(values: np.ndarray, plan: Plan, models: dict[str, int]):
     """Normalised scores (models x metrics) and the resolved parameters of every group."""
-    out = np.empty_like(values, dtype=float)
+    n_metrics = values.shape[1]
+    single = len(plan.groups) == 1
+    out = None if single else np.empty(values.shape, order="F")
     resolved: dict[str, dict[str, np.ndarray]] = {}
     warnings: list[str] = []
     for name, cols, static, dynamic in plan.groups:
-        params = {k: v.copy() if dynamic else v for k, v in static.items()}
+        params = {k: v.copy() for k, v in static.items()} if dynamic else static
+        unscored = []
         for i, pn, spec, metric in dynamic:
             v = resolve_threshold(spec, values[:, cols[i]], models, metric)
             if np.isnan(v):
@@ -134,46 +139,69 @@ def normalise(values: np.ndarray, plan: Plan, models: dict[str, int]):
                 warnings.append(
                     f"{plan.metric_columns[cols[i]]}.{pn}: {what} has no value; metric left unscored"
                 )
-            params.setdefault(pn, np.full(len(cols), np.nan))[i] = v
-        x = values[:, cols]
+                unscored.append(i)
+            if pn not in params:
+                params[pn] = np.full(len(cols), np.nan)
+            params[pn][i] = v
+        x = values if single and len(cols) == n_metrics else values[:, cols]
         s = apply_normaliser(get_normaliser(name), x, params)
-        bad_cols = np.zeros(len(cols), dtype=bool)
-        for i, pn, _spec, _m in dynamic:
-            if np.isnan(params[pn][i]):
-                bad_cols[i] = True
-        if bad_cols.any():
-            s[:, bad_cols] = np.nan
-        out[:, cols] = s
+        if unscored:
+            s[:, unscored] = np.nan
+        if out is None:
+            out = s
+        else:
+            out[:, cols] = s
         resolved[name] = params
     return out, resolved, warnings
 
 
 def aggregate(
     scores: np.ndarray,
-    coverage: np.ndarray,
+    coverage: np.ndarray | None,
     weights: np.ndarray,
     starts: np.ndarray,
     skip: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
+    need_coverage: bool = True,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Weighted mean of contiguous column groups with a missing policy per group.
 
     invalidate: sum(w s) / sum(w), missing when any child with w > 0 is missing.
     skip: sum over present children of w s / sum of their w.
-    Coverage: sum(w * child coverage) / sum(w). A group whose weights are all 0 is missing.
+    Coverage: sum(w * child coverage) / sum(w) (``coverage=None``: a child's coverage is 1 when
+    present, else 0). A group whose weights are all 0 is missing.
     """
-    present = ~np.isnan(scores)
-    s0 = np.where(present, scores, 0.0)
-    num = np.add.reduceat(s0 * weights, starts, axis=1)
-    w_present = np.add.reduceat(present * weights, starts, axis=1)
     w_total = np.add.reduceat(weights, starts)
-    n_missing = np.add.reduceat(~present & (weights > 0), starts, axis=1)
+    sw = np.multiply(scores, weights)  # NaN where a child is missing
+    zero = weights == 0
+    if zero.any():
+        sw[:, zero] = 0.0  # a weight-0 child never matters, even when missing
+    out = cov = None
     with np.errstate(divide="ignore", invalid="ignore"):
-        inval = np.where(n_missing > 0, np.nan, num / w_total)
-        skipped = np.where(w_present > 0, num / w_present, np.nan)
-        cov = np.add.reduceat(np.nan_to_num(coverage) * weights, starts, axis=1) / w_total
-    out = np.where(skip, skipped, inval)
-    out[:, w_total == 0] = np.nan
-    cov[:, w_total == 0] = np.nan
+        if not skip.all():
+            out = np.add.reduceat(sw, starts, axis=1) / w_total  # NaN iff a w > 0 child is missing
+        if skip.any() or need_coverage:
+            missing = np.isnan(sw)
+            np.copyto(sw, 0.0, where=missing)
+            num = np.add.reduceat(sw, starts, axis=1)
+            pw = (~missing).astype(float)
+            pw *= weights
+            w_present = np.add.reduceat(pw, starts, axis=1)
+            if skip.any():
+                skipped = num / w_present
+                skipped[w_present == 0] = np.nan
+                out = skipped if out is None else np.where(skip, skipped, out)
+            if need_coverage:
+                if coverage is None:
+                    cov = w_present / w_total
+                else:
+                    cw = np.multiply(coverage, weights)
+                    np.copyto(cw, 0.0, where=np.isnan(cw))
+                    cov = np.add.reduceat(cw, starts, axis=1) / w_total
+    empty = w_total == 0
+    if empty.any():
+        out[:, empty] = np.nan
+        if cov is not None:
+            cov[:, empty] = np.nan
     return out, cov
 
 
@@ -258,12 +286,14 @@ def score_values(values: np.ndarray, models, cfg: Config) -> Scores:
     models = tuple(models)
     index = {m: i for i, m in enumerate(models)}
     ms, resolved, warnings = normalise(values, plan, index)
-    mcov = (~np.isnan(ms)).astype(float)
-    bs, bcov = aggregate(ms, mcov, plan.w_metric, plan.metric_starts, plan.bench_skip)
-    cs, ccov = aggregate(bs, bcov, plan.w_bench, plan.bench_starts, plan.cat_skip)
+    need = plan.need_coverage
+    bs, bcov = aggregate(ms, None, plan.w_metric, plan.metric_starts, plan.bench_skip, need)
+    cs, ccov = aggregate(bs, bcov, plan.w_bench, plan.bench_starts, plan.cat_skip, need)
     os_, ocov = aggregate(
-        cs, ccov, plan.w_cat, np.zeros(1, dtype=np.intp), np.array([plan.overall_skip])
+        cs, ccov, plan.w_cat, np.zeros(1, dtype=np.intp), np.array([plan.overall_skip]), need
     )
+    if not need:  # all-invalidate: a score is either complete or missing
+        bcov, ccov, ocov = ((~np.isnan(a)).astype(float) for a in (bs, cs, os_))
     overall = os_[:, 0]
     return Scores(
         models=models,

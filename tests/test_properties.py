@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 import ml_peg_like as mpl
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+weights = st.one_of(st.just(0.0), st.floats(1e-3, 10))
 names = st.text(
     alphabet=st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters="/"),
     min_size=1,
@@ -33,11 +34,11 @@ def configs(draw):
                     "good": good,
                     "bad": bad,
                     "normaliser": norm,
-                    "weight": draw(st.floats(0, 10)),
+                    "weight": draw(weights),
                 }
-            benches[f"b{bench_id}"] = {"weight": draw(st.floats(0, 10)), "metrics": metrics}
+            benches[f"b{bench_id}"] = {"weight": draw(weights), "metrics": metrics}
             bench_id += 1
-        cats[f"c{c}"] = {"weight": draw(st.floats(0, 10)), "benchmarks": benches}
+        cats[f"c{c}"] = {"weight": draw(weights), "benchmarks": benches}
     missing = draw(st.sampled_from(["invalidate", "skip"]))
     return mpl.config_from_dict({"missing": missing, "categories": cats})
 

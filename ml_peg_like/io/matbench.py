@@ -420,7 +420,7 @@ def _build_config(groups, values) -> tuple[dict[str, Any], dict]:
     names: dict[tuple[str, str | None], str] = {}
     for t, s in ordered:
         if s is None:
-            name = t
+            name = f"{t} metrics"  # not the category's own name: short key paths stay unambiguous
         elif "=" in s or subset_count[s] > 1 or s in tasks:
             name = f"{t} {s}"
         else:

@@ -1,0 +1,135 @@
+"""convert lips: a LIPS scoring INI -> traffic-light metrics (hand-written fixtures only)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ml_peg_like as mpl
+from ml_peg_like.cli_convert import main as convert_main
+from ml_peg_like.errors import DataError
+from ml_peg_like.io.lips import lips_to_dataset, parse_threshold
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "convert" / "lips"
+INI = FIX / "score_config.ini"
+
+
+def test_default_section_config_only(tmp_path, capsys):
+    out = tmp_path / "ds"
+    assert convert_main(["lips", str(INI), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "Thresholds.broken" in err and "Thresholds.flat" in err  # skipped with a warning
+    cfg, raw = mpl.load_dataset(out)
+    assert (out / "raw_metrics.csv").read_text(
+        encoding="utf-8"
+    ).strip() == "model,benchmark,metric,value"
+    assert raw.models == ()
+    metrics = {m.name: m for m in cfg.node("Thresholds").metrics}
+    assert set(metrics) == {"mae_flow", "mape_ω", "rank_corr", "ΔE_check"}
+    assert all(m.normaliser == "traffic_light" for m in metrics.values())
+    # minimize: good = the lower threshold; maximize: good = the upper one; order-insensitive
+    assert (metrics["mae_flow"].good, metrics["mae_flow"].bad) == (0.1, 0.3)
+    assert (metrics["mape_ω"].good, metrics["mape_ω"].bad) == (2.0, 5.0)
+    assert (metrics["rank_corr"].good, metrics["rank_corr"].bad) == (0.95, 0.8)
+    assert "ΔE_check" in (out / "config.yml").read_text(encoding="utf-8")
+
+
+def test_traffic_light_matches_lips_colours():
+    """LIPS colours by bisect_left over the sorted thresholds; 2/1/0 points = 1/0.5/0 here."""
+    import bisect
+
+    cfg, _ = lips_to_dataset(INI).build()
+    for m in cfg.node("Thresholds").metrics:
+        lo, hi = sorted((m.good, m.bad))
+        minimize = m.good < m.bad
+        for x in np.linspace(lo - 1, hi + 1, 41):
+            if not minimize and x in (lo, hi):
+                continue  # at exactly a threshold LIPS gives maximize the lower colour (documented)
+            pos = bisect.bisect_left([lo, hi], x)
+            points = [2, 1, 0][pos] if minimize else [0, 1, 2][pos]
+            ours = mpl.apply_normaliser(
+                m.norm, np.array([[x]]), {"good": np.array([m.good]), "bad": np.array([m.bad])}
+            )
+            assert ours[0, 0] == points / 2, (m.name, x)
+
+
+def test_section_with_tuples_coefficients_speed_and_results(tmp_path, capsys):
+    out = tmp_path / "ds"
+    rc = convert_main(
+        [
+            "lips",
+            str(INI),
+            "--section",
+            "CASE A",
+            "--results",
+            str(FIX / "results.csv"),
+            "--out",
+            str(out),
+        ]
+    )
+    assert rc == 0
+    assert "unknown_metric" in capsys.readouterr().err
+    cfg, raw = mpl.load_dataset(out)
+    assert cfg.benchmark_names() == ["ML", "Physics", "Speed"]
+    assert [cfg.node(b).weight for b in ("ML", "Physics", "Speed")] == [
+        0.5,
+        0.25,
+        0.2,
+    ]  # Coefficients
+    speed = cfg.node("Speed/inference_time")
+    assert speed.normaliser == "log_speedup" and speed.params == {
+        "max_speedup": 10000.0,
+        "reference": 1500.0,
+    }
+    res = mpl.score(raw, cfg)
+    b = res.benchmarks
+    # group score = (2 Ng + No) / (2 N)
+    assert b.loc["solver", "ML"] == 1.0
+    assert b.loc["surrogate", "ML"] == (2 * 1 + 1) / 4
+    assert b.loc["surrogate", "Physics"] == 0.0
+    # anchors README fact: reference 1500 s, inference 5 s, max 10000 -> 0.61928
+    assert b.loc["surrogate", "Speed"] == pytest.approx(0.61928, abs=1e-5)
+    assert math.isnan(b.loc["other", "ML"])  # "n/a" is missing
+    assert res.overall.loc["solver", "score"] == pytest.approx((0.5 + 0.25 + 0) / 0.95)
+
+
+def test_parse_threshold_forms():
+    assert parse_threshold("a", {"comparison_type": "minimize", "thresholds": [0.02, 0.05]}) == (
+        "lower",
+        0.02,
+        0.05,
+    )
+    assert parse_threshold("a", (0.8, 0.9, "max")) == ("higher", 0.9, 0.8)
+    assert parse_threshold("a", [5, 1, "minimize"]) == ("lower", 1.0, 5.0)
+    assert "comparison_type" in parse_threshold("a", [1, 2])
+    assert "two numeric" in parse_threshold(
+        "a", {"comparison_type": "maximize", "thresholds": [1, 2, 3]}
+    )
+    assert "equal" in parse_threshold("a", (1, 1, "min"))
+
+
+def test_bad_inputs_are_errors_without_traceback(tmp_path, capsys):
+    bad = tmp_path / "bad.ini"
+    bad.write_text("[DEFAULT]\nThresholds = {'a': (1, 2, 'min')\n", encoding="utf-8")
+    assert convert_main(["lips", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Traceback" not in err
+    notini = tmp_path / "x.ini"
+    notini.write_text("no section header\n", encoding="utf-8")
+    assert convert_main(["lips", str(notini), "--out", str(tmp_path / "o")]) == 2
+    assert "malformed INI" in capsys.readouterr().err
+    assert convert_main(["lips", str(INI), "--section", "NOPE", "--out", str(tmp_path / "o")]) == 2
+    assert "no section [NOPE]" in capsys.readouterr().err
+    with pytest.raises(DataError):
+        lips_to_dataset(tmp_path / "missing.ini")
+
+
+def test_wide_results(tmp_path):
+    res_csv = tmp_path / "wide.csv"
+    res_csv.write_text("model,mae_flow,ΔE_check\nm,0.05,5\n", encoding="utf-8")
+    cfg, raw = lips_to_dataset(INI, results=res_csv).build()
+    s = mpl.score(raw, cfg)
+    assert s.benchmarks.loc["m", "Thresholds"] == (2 + 0) / 4

@@ -1,0 +1,98 @@
+/* Cell formatting and colouring for the score grids (dash-ag-grid functions).
+ * The Python twins of fmtScore / fmtRaw / fmtCoverage live in ml_peg_like/dashboard/tables.py;
+ * keep them in step (tests compare the two). */
+var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
+
+(function () {
+  "use strict";
+  // 0 -> red, 0.5 -> orange, 1 -> green (traffic lights land exactly on the three stops);
+  // light tints so that dark text stays readable on every colour.
+  var STOPS = [
+    [0.0, [243, 168, 160]],
+    [0.5, [252, 212, 150]],
+    [1.0, [160, 214, 165]],
+  ];
+  var MISSING = "\u2014";
+  var REASONS = {
+    n: "No data",
+    t: "No threshold: the model it refers to has no value",
+    z: "Excluded: every weight below is 0",
+    i: "Invalidated: a part of it is missing (policy 'invalidate')",
+  };
+
+  function isNum(v) {
+    return typeof v === "number" && isFinite(v);
+  }
+
+  dagfuncs.scoreColor = function (s) {
+    if (!isNum(s)) return null;
+    var x = Math.max(0, Math.min(1, s));
+    for (var k = 1; k < STOPS.length; k++) {
+      if (x <= STOPS[k][0]) {
+        var a = STOPS[k - 1], b = STOPS[k];
+        var t = (x - a[0]) / (b[0] - a[0]);
+        var c = a[1].map(function (v, i) { return Math.round(v + t * (b[1][i] - v)); });
+        return "rgb(" + c.join(",") + ")";
+      }
+    }
+    return "rgb(" + STOPS[STOPS.length - 1][1].join(",") + ")";
+  };
+
+  dagfuncs.scoreStyle = function (params, key) {
+    var s = params.data ? params.data[key] : null;
+    var v = params.value;
+    if (v === null || v === undefined || !isNum(s)) {
+      return { backgroundColor: "transparent", color: "#8c959f" };
+    }
+    return { backgroundColor: dagfuncs.scoreColor(s), color: "#1f2328" };
+  };
+
+  dagfuncs.fmtScore = function (v, scale) {
+    if (!isNum(v)) return MISSING;
+    return (v * scale).toFixed(scale === 100 ? 1 : 3);
+  };
+
+  dagfuncs.fmtRaw = function (v) {
+    if (!isNum(v)) return MISSING;
+    if (v === 0) return "0";
+    var a = Math.abs(v);
+    if (a >= 1e6 || a < 1e-3) return v.toExponential(2);
+    if (a >= 1e4) return String(Math.round(v));
+    return String(parseFloat(v.toPrecision(4)));
+  };
+
+  dagfuncs.fmtCoverage = function (v) {
+    if (!isNum(v)) return MISSING;
+    return Math.round(v * 100) + "%";
+  };
+
+  dagfuncs.fmtDelta = function (v) {
+    if (!isNum(v) || v === 0) return "";
+    return v > 0 ? "\u25B2" + v : "\u25BC" + -v;
+  };
+
+  dagfuncs.missingTip = function (params, key) {
+    var v = params.value;
+    if (v !== null && v !== undefined) return null;
+    var code = params.data && params.data._w ? params.data._w[key] : null;
+    return REASONS[code] || "No data";
+  };
+
+  dagfuncs.rawTip = function (params, key, scale) {
+    var d = params.data || {};
+    if (params.value === null || params.value === undefined) {
+      return REASONS[(d._w || {})[key]] || "No data";
+    }
+    var s = d[key];
+    if (!isNum(s)) return "Raw " + dagfuncs.fmtRaw(params.value) + ": not scored (" +
+      (REASONS[(d._w || {})[key]] || "no threshold") + ")";
+    return "Raw " + dagfuncs.fmtRaw(params.value) + " \u2192 score " + dagfuncs.fmtScore(s, scale);
+  };
+
+  dagfuncs.headerClicked = function (params, setEventData) {
+    var col = params.column;
+    if (col && typeof col.getColId === "function") {
+      setEventData({ colId: col.getColId() });
+    }
+  };
+})();

@@ -1,0 +1,85 @@
+"""The dashboard: explore rankings, tune thresholds and weights live, export.
+
+``create_app(config, raw)`` builds a Dash app on the engine; the engine does all scoring. The
+browser holds the user's changes from the defaults (a ``dcc.Store`` and the URL); every request
+carries them, so the server keeps no per-user state and any number of workers agree.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dash
+
+from ..config import Config
+from ..raw import RawData
+from .callbacks import Engine, _colsig, register
+from .layout import build_layout
+from .tables import column_defs, row_data
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+PACKAGE_ASSETS = Path(__file__).resolve().parent / "assets"
+
+__all__ = ["create_app", "serve"]
+
+
+def _assets_folder() -> str:
+    """The repo's ``assets/`` (a source checkout) or the copy shipped in the package."""
+    for p in (ASSETS, PACKAGE_ASSETS):
+        if (p / "dashAgGridFunctions.js").is_file():
+            return str(p)
+    return str(ASSETS)
+
+
+def create_app(config: Config, raw: RawData, *, title: str | None = None) -> dash.Dash:
+    """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine."""
+    engine = Engine(config, raw)
+    title = title or config.title
+    app = dash.Dash(
+        __name__,
+        title=title,
+        assets_folder=_assets_folder(),
+        suppress_callback_exceptions=True,
+        update_title=None,
+        serve_locally=True,
+    )
+    cols = column_defs(engine.default_scores, "")
+    rows = row_data(engine.default_scores, "", default_ranks=engine.default_scores.ranks)
+    app.layout = build_layout(
+        config, engine.default_scores, title=title, columns=cols, rows=rows, colsig=_colsig(cols)
+    )
+    register(app, engine)
+    app.engine = engine  # for tests and benchmarks
+    return app
+
+
+def serve(
+    config: Config,
+    raw: RawData,
+    host: str = "127.0.0.1",
+    port: int = 8050,
+    debug: bool = False,
+    workers: int = 1,
+    title: str | None = None,
+) -> int:
+    """Serve the dashboard with Dash's development server (``workers`` > 1 needs gunicorn)."""
+    app = create_app(config, raw, title=title)
+    if workers and workers > 1:
+        try:
+            from gunicorn.app.base import BaseApplication
+        except ImportError:  # pragma: no cover
+            workers = 1
+        else:
+
+            class _App(BaseApplication):
+                def load_config(self):
+                    self.cfg.set("bind", f"{host}:{port}")
+                    self.cfg.set("workers", workers)
+
+                def load(self):
+                    return app.server
+
+            _App().run()
+            return 0
+    app.run(host=host, port=port, debug=debug)
+    return 0

@@ -1,0 +1,186 @@
+"""The normalisation-curve figure: raw value -> score for one metric, with every model on it."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..config import Metric
+from ..normalisers import apply_normaliser
+from ..scoring import Scores
+from .tables import fmt_raw, fmt_score, resolved_params
+
+GOOD = "#1a7f37"
+BAD = "#cf222e"
+CURVE = "#0969da"
+FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
+
+
+def empty_figure(message: str = "") -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(
+        template="plotly_white",
+        height=320,
+        margin=dict(l=50, r=20, t=30, b=40),
+        font=dict(family=FONT, size=12),
+        xaxis=dict(visible=False),
+        yaxis=dict(visible=False),
+        annotations=[
+            dict(
+                text=html.escape(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper"
+            )
+        ]
+        if message
+        else [],
+    )
+    return fig
+
+
+def _grid(lo: float, hi: float, log: bool, marks: list[float]) -> np.ndarray:
+    if log:
+        g = np.geomspace(lo, hi, 400)
+    else:
+        g = np.linspace(lo, hi, 400)
+    extra = []
+    for m in marks:
+        if math.isfinite(m) and lo <= m <= hi:
+            extra += [np.nextafter(m, -np.inf), m, np.nextafter(m, np.inf)]
+    return np.unique(np.concatenate([g, np.asarray(extra, dtype=float)]))
+
+
+def curve_figure(scores: Scores, path: str) -> go.Figure:
+    """The curve of the metric at ``path`` with its resolved parameters, the good/bad thresholds
+    as vertical lines (speed-up normalisers: the parameters in the title) and a point per model."""
+    cfg = scores.config
+    try:
+        metric = cfg.node(path)
+    except KeyError:
+        return empty_figure("Pick a metric")
+    if not isinstance(metric, Metric):
+        return empty_figure("Pick a metric")
+    full = cfg.full_path(path)
+    j = cfg.metric_paths().index(full)
+    norm = metric.norm
+    params = resolved_params(scores, j)
+    x = scores.raw_values[:, j]
+    s = scores.metric_scores[:, j]
+    ok = ~np.isnan(x)
+    xs = x[ok]
+    marks: list[float] = []
+    if norm.uses_thresholds:
+        marks = [params.get("good", np.nan), params.get("bad", np.nan)]
+    elif norm.name == "weibull_speedup":
+        ref = params.get("reference")
+        c = params.get("c", 5.0)
+        marks = [ref / c if ref else c]
+    elif norm.name == "log_speedup":
+        ref = params.get("reference")
+        ms = params.get("max_speedup", 10.0)
+        marks = [ref / ms if ref else ms, ref if ref else 1.0]
+    pts = np.concatenate([xs, np.asarray([m for m in marks if math.isfinite(m)], dtype=float)])
+    if pts.size == 0:
+        return empty_figure("No data for this metric")
+    lo, hi = float(pts.min()), float(pts.max())
+    log = bool(not norm.uses_thresholds and lo > 0 and hi / lo > 50)
+    if log:
+        lo, hi = lo / 1.5, hi * 1.5
+    else:
+        span = hi - lo or max(abs(hi), 1.0)
+        lo, hi = lo - 0.12 * span, hi + 0.12 * span
+    grid = _grid(lo, hi, log, marks)
+    arr = {k: np.asarray([v]) for k, v in params.items()}
+    with np.errstate(all="ignore"):
+        curve = apply_normaliser(norm, grid[:, None], arr)[:, 0]
+    scale = cfg.scale
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=grid,
+            y=curve * scale,
+            mode="lines",
+            line=dict(color=CURVE, width=2, shape="linear"),
+            name="score curve",
+            hoverinfo="skip",
+        )
+    )
+    names = [html.escape(m) for m, keep in zip(scores.models, ok, strict=True) if keep]
+    text = [
+        f"<b>{n}</b><br>raw: {fmt_raw(float(v))}<br>score: {fmt_score(sv, scale)}"
+        for n, v, sv in zip(names, xs, s[ok].tolist(), strict=True)
+    ]
+    ys = np.where(np.isnan(s[ok]), np.nan, s[ok] * scale)
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="markers",
+            marker=dict(size=9, color="#ffffff", line=dict(color="#1f2328", width=1.5)),
+            name="models",
+            text=text,
+            hovertemplate="%{text}<extra></extra>",
+        )
+    )
+    shapes, notes = [], []
+    if norm.uses_thresholds:
+        for label, key, color in (("good", "good", GOOD), ("bad", "bad", BAD)):
+            v = params.get(key)
+            if v is None:
+                continue
+            shapes.append(
+                dict(
+                    type="line",
+                    x0=v,
+                    x1=v,
+                    y0=0,
+                    y1=1,
+                    yref="paper",
+                    line=dict(color=color, width=2, dash="dash"),
+                )
+            )
+            notes.append(
+                dict(
+                    x=v,
+                    y=1.0,
+                    yref="paper",
+                    text=f"{label} {fmt_raw(v)}",
+                    showarrow=False,
+                    font=dict(color=color, size=12),
+                    yanchor="bottom",
+                    xanchor="center",
+                )
+            )
+    unit = f" [{html.escape(metric.unit)}]" if metric.unit else ""
+    ptxt = ", ".join(f"{k} = {fmt_raw(v)}" for k, v in params.items() if k not in ("good", "bad"))
+    missing = int((~ok).sum())
+    sub = f"{metric.normaliser}" + (f" ({ptxt})" if ptxt else "")
+    if missing:
+        sub += f" · {missing} model{'s' if missing > 1 else ''} without a value"
+    fig.update_layout(
+        template="plotly_white",
+        height=320,
+        margin=dict(l=56, r=24, t=58, b=46),
+        font=dict(family=FONT, size=12, color="#1f2328"),
+        title=dict(
+            text=f"{html.escape(metric.name)}{unit}<br><span style='font-size:12px;color:#57606a'>"
+            f"{html.escape(sub)}</span>",
+            x=0.01,
+            xanchor="left",
+            y=0.97,
+            font=dict(size=14),
+        ),
+        showlegend=False,
+        shapes=shapes,
+        annotations=notes,
+        xaxis=dict(
+            title=dict(text=f"raw value{unit}"),
+            type="log" if log else "linear",
+            zeroline=False,
+            range=[math.log10(lo), math.log10(hi)] if log else [lo, hi],
+        ),
+        yaxis=dict(title=dict(text="score"), range=[-0.06 * scale, 1.1 * scale], zeroline=False),
+        hovermode="closest",
+    )
+    return fig

@@ -1,0 +1,319 @@
+"""Dashboard state: the user's changes from the default config, and how a box edit updates them.
+
+Pure functions (no Dash): the callbacks call these, the unit tests call them directly.
+
+State = ``changes``: ``{key path: {field: value}}`` holding only values that differ from the
+defaults (see docs/FORMATS.md). It travels in a ``dcc.Store`` and in the URL query (``?s=``: base64url
+of compact JSON); the server recomputes defaults + changes on every request.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import zlib
+from collections.abc import Mapping
+from typing import Any
+
+from ..config import Benchmark, Category, Config, Metric, ModelRef, config_to_dict
+from ..errors import ConfigError, Problem
+
+#: the URL query parameters: changes and the view (a key path, "" = overview)
+Q_STATE = "s"
+Q_VIEW = "v"
+Q_METRIC = "m"
+MAX_STATE_CHARS = 200_000
+
+Changes = dict[str, dict[str, Any]]
+
+
+# ------------------------------------------------------------------------------------------------
+# URL encoding
+# ------------------------------------------------------------------------------------------------
+
+
+def encode_changes(changes: Mapping[str, Mapping[str, Any]]) -> str:
+    """Compact URL-safe text for ``changes`` ("" when there are none).
+
+    Base64url (no padding) of compact JSON; long states are deflated first (prefix ``z``).
+    """
+    if not changes:
+        return ""
+    text = json.dumps(changes, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    data = text.encode("utf-8")
+    packed = zlib.compress(data, 9)
+    if len(packed) + 1 < len(data):
+        return "z" + base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
+    return "j" + base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+def decode_changes(text: str | None) -> Changes:
+    """The changes encoded by :func:`encode_changes`; ValueError for anything else."""
+    if not text:
+        return {}
+    if len(text) > MAX_STATE_CHARS:
+        raise ValueError("the settings in the link are too long")
+    kind, body = text[0], text[1:]
+    try:
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        if kind == "z":
+            d = zlib.decompressobj()
+            raw = d.decompress(raw, 10 * MAX_STATE_CHARS)
+            if d.unconsumed_tail:
+                raise ValueError("too large")
+        elif kind != "j":
+            raise ValueError("unknown encoding")
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, zlib.error, UnicodeDecodeError) as exc:
+        raise ValueError(f"the settings in the link are not readable ({exc})") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, dict) for k, v in data.items()
+    ):
+        raise ValueError("the settings in the link are not a mapping of key path to fields")
+    return data
+
+
+def parse_query(search: str | None) -> dict[str, str]:
+    """``?a=1&b=2`` -> ``{"a": "1", "b": "2"}`` (last value wins)."""
+    from urllib.parse import parse_qsl
+
+    if not search:
+        return {}
+    return dict(parse_qsl(search.lstrip("?"), keep_blank_values=True))
+
+
+def make_query(changes: Mapping[str, Any], view: str = "", metric: str = "") -> str:
+    """The URL query for a state: ``?v=<view>&m=<metric>&s=<changes>`` (empty parts omitted)."""
+    from urllib.parse import urlencode
+
+    parts = []
+    if view:
+        parts.append((Q_VIEW, view))
+    if metric:
+        parts.append((Q_METRIC, metric))
+    enc = encode_changes(changes)
+    if enc:
+        parts.append((Q_STATE, enc))
+    return "?" + urlencode(parts) if parts else ""
+
+
+# ------------------------------------------------------------------------------------------------
+# Box values
+# ------------------------------------------------------------------------------------------------
+
+
+def display_value(value: Any) -> str:
+    """Text for a box: numbers as short as they round-trip, ``{model: X}`` as ``model:X``."""
+    if value is None:
+        return ""
+    if isinstance(value, ModelRef):
+        return f"model:{value.model}"
+    if isinstance(value, Mapping) and set(value) == {"model"}:
+        return f"model:{value['model']}"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int | float):
+        v = float(value)
+        if math.isfinite(v) and v.is_integer() and abs(v) < 1e15:
+            return str(int(v))
+        return repr(v)
+    return str(value)
+
+
+def parse_box(text: Any) -> Any:
+    """A box's text as the value to hand to the engine (which validates it).
+
+    Numbers become floats; ``best``/``worst`` stay text; ``model:NAME`` becomes ``{model: NAME}``;
+    anything else is passed through unchanged so the engine names the problem.
+    """
+    if text is None:
+        return ""
+    if isinstance(text, bool):
+        return text
+    if isinstance(text, int | float):
+        return float(text)
+    s = str(text).strip()
+    if s.lower().startswith("model:"):
+        return {"model": s[6:].strip()}
+    try:
+        return float(s)
+    except ValueError:
+        return s
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equality of two field values (numbers compared as floats, model refs by name)."""
+    if isinstance(a, ModelRef):
+        a = a.to_yaml()
+    if isinstance(b, ModelRef):
+        b = b.to_yaml()
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return float(a) == float(b)
+    return a == b
+
+
+# ------------------------------------------------------------------------------------------------
+# Fields of the tree
+# ------------------------------------------------------------------------------------------------
+
+
+def metric_fields(metric: Metric) -> list[str]:
+    """The boxes of a metric: good and bad (or its normaliser's editable parameters), weight."""
+    return [*metric.norm.editable, "weight"]
+
+
+def node_value(cfg: Config, path: str, field: str) -> Any:
+    node = cfg.node(path)
+    if isinstance(node, Metric):
+        return node.value(field)
+    return node.weight
+
+
+def effective_changes(defaults: Config, changes: Mapping[str, Mapping[str, Any]]) -> Changes:
+    """``changes`` without the fields equal to the defaults (and without empty paths)."""
+    out: Changes = {}
+    for path, fields in changes.items():
+        try:
+            node = defaults.node(path)
+            path = defaults.full_path(path)
+        except KeyError:
+            out[path] = dict(fields)
+            continue
+        kept = {}
+        for f, v in fields.items():
+            if isinstance(node, Metric):
+                base = node.value(f)
+            else:
+                base = node.weight if f == "weight" else None
+            if not same_value(parse_box(v) if isinstance(v, str) else v, base):
+                kept[f] = v
+        if kept:
+            out.setdefault(path, {}).update(kept)
+    return out
+
+
+def zero_weight_problems(cfg: Config) -> list[Problem]:
+    """Groups whose children all have weight 0 (allowed by the engine, refused in the dashboard)."""
+    problems = []
+    if cfg.categories and all(c.weight == 0 for c in cfg.categories):
+        for c in cfg.categories:
+            problems.append(Problem(f"{c.name}.weight", "every category has weight 0"))
+    for c in cfg.categories:
+        if all(b.weight == 0 for b in c.benchmarks):
+            for b in c.benchmarks:
+                problems.append(
+                    Problem(
+                        f"{c.name}/{b.name}.weight", f"every benchmark of {c.name} has weight 0"
+                    )
+                )
+        for b in c.benchmarks:
+            if all(m.weight == 0 for m in b.metrics):
+                for m in b.metrics:
+                    problems.append(
+                        Problem(
+                            f"{c.name}/{b.name}/{m.name}.weight",
+                            f"every metric of {b.name} has weight 0",
+                        )
+                    )
+    return problems
+
+
+def split_where(where: str, paths: set[str]) -> tuple[str, str]:
+    """``'Cat/Bench/Metric.good'`` -> (path, field), robust to dots in names."""
+    head, _, tail = where.rpartition(".")
+    if head in paths:
+        return head, tail
+    return where, ""
+
+
+def try_changes(defaults: Config, changes: Mapping[str, Mapping[str, Any]]) -> Config:
+    """The config defaults + changes, validated by the engine and the dashboard's own rule
+    (no group with every weight 0). Raises ConfigError."""
+    cfg = defaults.apply_changes(changes)
+    problems = zero_weight_problems(cfg)
+    if problems:
+        # report only the groups this change set touches (a default config may already have them)
+        base = {p.where for p in zero_weight_problems(defaults)}
+        problems = [p for p in problems if p.where not in base]
+        if problems:
+            raise ConfigError(problems)
+    return cfg
+
+
+def apply_edit(
+    defaults: Config,
+    changes: Mapping[str, Mapping[str, Any]],
+    edits: Mapping[tuple[str, str], Any],
+) -> tuple[Changes, Config]:
+    """Changes + the edited boxes ``{(path, field): text}`` -> (new changes, new config).
+
+    Values equal to the defaults are dropped from the changes. Raises ConfigError (with the
+    problems of the new state) when the result is invalid; the caller keeps the old state.
+    """
+    new: Changes = {p: dict(f) for p, f in changes.items()}
+    for (path, field), text in edits.items():
+        value = parse_box(text)
+        if isinstance(value, str) and not value:
+            raise ConfigError([Problem(f"{path}.{field}", "empty: type a number")])
+        new.setdefault(path, {})[field] = value
+    new = effective_changes(defaults, new)
+    cfg = try_changes(defaults, new)
+    return new, cfg
+
+
+def reset_paths(changes: Mapping[str, Mapping[str, Any]], paths) -> Changes:
+    """The changes without any field of ``paths``."""
+    drop = set(paths)
+    return {p: dict(f) for p, f in changes.items() if p not in drop}
+
+
+def changes_from_upload(defaults: Config, uploaded: Config) -> Changes:
+    """The changes that turn the defaults into an uploaded config with the same tree.
+
+    Raises ConfigError when the tree (categories, benchmarks, metrics, normalisers) differs.
+    """
+    problems: list[Problem] = []
+    a, b = defaults.metric_paths(), uploaded.metric_paths()
+    if [c.name for c in defaults.categories] != [c.name for c in uploaded.categories] or set(
+        a
+    ) != set(b):
+        missing = [p for p in a if p not in set(b)]
+        extra = [p for p in b if p not in set(a)]
+        msg = "this config describes a different tree"
+        if missing:
+            msg += f"; missing {missing[0]!r}" + (
+                f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+            )
+        if extra:
+            msg += f"; unknown {extra[0]!r}" + (
+                f" and {len(extra) - 1} more" if len(extra) > 1 else ""
+            )
+        raise ConfigError([Problem("upload", msg)])
+    for p in a:
+        m0, m1 = defaults.node(p), uploaded.node(p)
+        if m0.normaliser != m1.normaliser:
+            problems.append(
+                Problem(p, f"normaliser {m1.normaliser!r} differs from {m0.normaliser!r}")
+            )
+        elif m0.better != m1.better and (
+            m1.good in ("best", "worst") or m1.bad in ("best", "worst")
+        ):
+            problems.append(Problem(p, "'better' differs from the loaded config"))
+    if problems:
+        raise ConfigError(problems)
+    changes = defaults.diff(uploaded)
+    try_changes(defaults, changes)
+    return changes
+
+
+def changed_paths(changes: Mapping[str, Mapping[str, Any]]) -> set[str]:
+    return {p for p, f in changes.items() if f}
+
+
+def node_kind(node: Category | Benchmark | Metric) -> str:
+    return {Category: "category", Benchmark: "benchmark", Metric: "metric"}[type(node)]
+
+
+def config_yaml_dict(cfg: Config) -> dict[str, Any]:
+    return config_to_dict(cfg)

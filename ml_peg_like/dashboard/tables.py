@@ -1,0 +1,515 @@
+"""Grid contents: column definitions and row data of the one table each view shows.
+
+Pure functions of a :class:`~ml_peg_like.scoring.Scores` (no Dash). Rows carry numbers (scores
+rounded to 9 decimals, raw values as they are); the browser formats them with the functions in
+``assets/dashAgGridFunctions.js``, whose Python twins (:func:`fmt_score`, :func:`fmt_raw`) the
+tests use to predict the text on screen.
+
+Views: ``""`` the overview (a column per category), ``"Cat"`` a category (a column per
+benchmark), ``"Cat/Bench"`` a benchmark (a column per metric: raw values or normalised scores).
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_HALF_UP, Decimal
+
+import numpy as np
+
+from ..config import Benchmark, Category, Config, Metric
+from ..scoring import Scores
+
+MISSING_TEXT = "—"
+#: reason codes for a missing cell (the browser shows the long text as a tooltip)
+REASONS = {
+    "n": "no data",
+    "t": "no threshold: the model it refers to has no value",
+    "z": "excluded: every weight below is 0",
+    "i": "invalidated: a part of it is missing (policy 'invalidate')",
+}
+DIGITS = 9
+
+
+# ------------------------------------------------------------------------------------------------
+# Formatting twins of the browser's functions
+# ------------------------------------------------------------------------------------------------
+
+
+def _half_up(x: float, quantum: Decimal) -> Decimal:
+    return Decimal(x).quantize(quantum, rounding=ROUND_HALF_UP)
+
+
+def fmt_score(value: float | None, scale: float = 1.0) -> str:
+    """A score as the grid shows it: ``(value * scale).toFixed(3)`` (scale 100: 1 decimal)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING_TEXT
+    x = float(value) * float(scale)
+    digits = 1 if scale == 100 else 3
+    sign = "-" if x < 0 else ""
+    q = _half_up(abs(x), Decimal(1).scaleb(-digits))
+    text = f"{q:.{digits}f}"
+    return sign + text if float(q) != 0 or not sign else text
+
+
+def _shortest(v: float) -> str:
+    if v.is_integer() and abs(v) < 1e21:
+        return str(int(v))
+    return repr(v)
+
+
+def fmt_raw(value: float | None) -> str:
+    """A raw value as the grid shows it: 4 significant figures, trailing zeros dropped;
+    integers from 1e4 to 1e6; scientific (``1.23e+7``) outside [1e-3, 1e6)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING_TEXT
+    x = float(value)
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    a = abs(x)
+    if a >= 1e6 or a < 1e-3:
+        d = Decimal(a)
+        e = d.adjusted()
+        m = d.scaleb(-e).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        if m >= 10:
+            e += 1
+            m = d.scaleb(-e).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        return f"{sign}{m}e{'+' if e >= 0 else '-'}{abs(e)}"
+    if a >= 1e4:
+        return str(math.floor(x + 0.5))
+    d = Decimal(a)
+    e = d.adjusted()
+    q = d.quantize(Decimal(1).scaleb(e - 3), rounding=ROUND_HALF_UP)
+    return sign + _shortest(float(q))
+
+
+def fmt_coverage(value: float | None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING_TEXT
+    return f"{math.floor(float(value) * 100 + 0.5)}%"
+
+
+# ------------------------------------------------------------------------------------------------
+# Views
+# ------------------------------------------------------------------------------------------------
+
+
+def view_node(cfg: Config, view: str) -> Category | Benchmark | None:
+    """The category or benchmark a view shows (None: overview or an unknown path)."""
+    if not view:
+        return None
+    try:
+        node = cfg.node(view)
+    except KeyError:
+        return None
+    return node if isinstance(node, Category | Benchmark) else None
+
+
+def canonical_view(cfg: Config, view: str | None) -> str:
+    """A valid view path: ``""``, ``Cat`` or ``Cat/Bench`` (unknown paths fall back to ``""``)."""
+    node = view_node(cfg, view or "")
+    if node is None:
+        return ""
+    return cfg.full_path(view)
+
+
+def _round(arr: np.ndarray) -> list:
+    """Floats rounded to DIGITS decimals, NaN -> None (JSON null)."""
+    r = np.round(np.asarray(arr, dtype=float), DIGITS)
+    out = r.astype(object)
+    out[np.isnan(r)] = None
+    return out.tolist()
+
+
+def missing_reasons(
+    child_scores: np.ndarray, weights: np.ndarray, starts: np.ndarray, parent: np.ndarray
+) -> np.ndarray:
+    """Reason codes (models x groups) for missing parent scores: '' where present."""
+    present = ~np.isnan(child_scores)
+    w = weights > 0
+    n_present = np.add.reduceat(present & w, starts, axis=1)
+    w_total = np.add.reduceat(weights, starts)
+    codes = np.full(parent.shape, "", dtype=object)
+    miss = np.isnan(parent)
+    codes[miss] = "i"
+    codes[miss & (n_present == 0)] = "n"
+    codes[:, w_total == 0] = np.where(miss[:, w_total == 0], "z", "")
+    return codes
+
+
+def _metric_reasons(scores: Scores) -> np.ndarray:
+    codes = np.full(scores.metric_scores.shape, "", dtype=object)
+    miss = np.isnan(scores.metric_scores)
+    codes[miss] = "t"
+    codes[miss & np.isnan(scores.raw_values)] = "n"
+    return codes
+
+
+class Layout:
+    """Index arithmetic of a config: which columns of the score matrices a view shows."""
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        self.cat_index = {c.name: i for i, c in enumerate(cfg.categories)}
+        self.bench_index: dict[str, int] = {}
+        self.bench_metrics: dict[str, list[int]] = {}
+        self.cat_benches: dict[str, list[int]] = {}
+        j = k = 0
+        for c in cfg.categories:
+            self.cat_benches[c.name] = []
+            for b in c.benchmarks:
+                self.bench_index[b.name] = k
+                self.cat_benches[c.name].append(k)
+                self.bench_metrics[b.name] = list(range(j, j + len(b.metrics)))
+                j += len(b.metrics)
+                k += 1
+
+
+def _header_tip(node, extra: str = "") -> str:
+    parts = []
+    if getattr(node, "description", None):
+        parts.append(node.description)
+    if extra:
+        parts.append(extra)
+    parts.append(f"weight {node.weight:g}" + (" (excluded)" if node.weight == 0 else ""))
+    return "\n".join(parts)
+
+
+def _threshold_text(m: Metric, resolved: dict[str, float]) -> str:
+    if m.norm.uses_thresholds:
+
+        def one(f):
+            spec = m.value(f)
+            v = resolved.get(f)
+            if isinstance(spec, float):
+                return f"{f} {spec:g}"
+            label = spec if isinstance(spec, str) else f"model {spec.model}"
+            return f"{f} {label} = {fmt_raw(v)}" if v is not None else f"{f} {label}"
+
+        return f"{m.normaliser}: {one('good')}, {one('bad')}"
+    bits = [f"{p} {display_num(m.value(p))}" for p in m.norm.editable]
+    return f"{m.normaliser}: " + ", ".join(bits)
+
+
+def display_num(v) -> str:
+    if isinstance(v, float | int):
+        return f"{float(v):g}"
+    return str(v)
+
+
+def resolved_params(scores: Scores, j: int) -> dict[str, float]:
+    """The normaliser parameters of metric column ``j`` as used (thresholds resolved)."""
+    for name, cols, _static, _dyn in scores.plan.groups:
+        hit = np.flatnonzero(cols == j)
+        if hit.size:
+            i = int(hit[0])
+            out = {}
+            for k, arr in scores.resolved.get(name, {}).items():
+                v = float(arr[i])
+                if not math.isnan(v):
+                    out[k] = v
+            return out
+    return {}
+
+
+SCORE_COL = {
+    "type": "rightAligned",
+    "cellClass": "num",
+    "filter": False,
+    "width": 96,
+}
+
+
+def header_width(header: str, lo: int = 96, hi: int = 190) -> int:
+    """A column width that fits a header of this length on at most two lines."""
+    longest = max((len(w) for w in header.split()), default=0)
+    return int(min(hi, max(lo, 7.5 * max(longest, len(header) / 2) + 34)))
+
+
+def _score_col(field: str, header: str, scale: float, *, tip: str = "", klass: str = "", **kw):
+    col = {
+        "field": field,
+        "colId": field,
+        "headerName": header,
+        "headerTooltip": tip or header,
+        "valueFormatter": {"function": f"fmtScore(params.value, {scale:g})"},
+        "cellStyle": {"function": f"scoreStyle(params, '{field}')"},
+        "tooltipValueGetter": {"function": f"missingTip(params, '{field}')"},
+        **SCORE_COL,
+        "width": header_width(header),
+    }
+    if klass:
+        col["headerClass"] = klass
+        col["cellClass"] = f"num {klass}"
+    col.update(kw)
+    return col
+
+
+def column_defs(
+    scores: Scores,
+    view: str,
+    *,
+    show: str = "raw",
+    changed: set[str] | None = None,
+    metric: str = "",
+) -> list[dict]:
+    """AG Grid column definitions for ``view`` (see module doc). ``changed``: key paths whose
+    settings differ from the defaults (their headers are marked)."""
+    cfg = scores.config
+    scale = cfg.scale
+    changed = changed or set()
+    cols: list[dict] = [
+        {
+            "field": "rank",
+            "colId": "rank",
+            "headerName": "#",
+            "headerTooltip": "Rank by overall score (1 = best)",
+            "width": 58,
+            "type": "rightAligned",
+            "cellClass": "num rank",
+            "pinned": "left",
+            "sort": "asc",
+        },
+        {
+            "field": "d",
+            "colId": "d",
+            "headerName": "±",
+            "headerTooltip": "Rank change against the default settings (▲ up, ▼ down)",
+            "width": 58,
+            "valueFormatter": {"function": "fmtDelta(params.value)"},
+            "cellClassRules": {"up": "params.value > 0", "down": "params.value < 0"},
+            "cellClass": "num delta",
+            "type": "rightAligned",
+            "pinned": "left",
+        },
+        {
+            "field": "model",
+            "colId": "model",
+            "headerName": "Model",
+            "headerTooltip": "Model",
+            "pinned": "left",
+            "width": 190,
+            "cellClass": "model",
+            "tooltipField": "model",
+        },
+        _score_col(
+            "o",
+            "Overall",
+            scale,
+            tip="Overall score: weighted mean of the category scores",
+            pinned="left",
+            klass="overall",
+        ),
+    ]
+    if cfg.uses_skip and not view:
+        cols.append(
+            {
+                "field": "cov",
+                "colId": "cov",
+                "headerName": "Coverage",
+                "headerTooltip": "Share of the overall weight with data (policy 'skip')",
+                "valueFormatter": {"function": "fmtCoverage(params.value)"},
+                "type": "rightAligned",
+                "cellClass": "num cov",
+                "width": 96,
+            }
+        )
+    node = view_node(cfg, view)
+    if node is None:
+        for i, c in enumerate(cfg.categories):
+            klass = (
+                "drill"
+                + (" excluded" if c.weight == 0 else "")
+                + (
+                    " modified"
+                    if any(p == c.name or p.startswith(c.name + "/") for p in changed)
+                    else ""
+                )
+            )
+            cols.append(
+                _score_col(
+                    f"c{i}",
+                    c.name,
+                    scale,
+                    tip=_header_tip(c, f"{len(c.benchmarks)} benchmarks · click a cell to open"),
+                    klass=klass,
+                )
+            )
+        return cols
+    path = cfg.full_path(view)
+    if isinstance(node, Category):
+        cols.append(
+            _score_col(
+                "cs",
+                f"{node.name} score",
+                scale,
+                tip=_header_tip(node, "category score"),
+                klass="level",
+            )
+        )
+        if cfg.policy(node) == "skip":
+            cols.append(
+                {
+                    "field": "ccov",
+                    "colId": "ccov",
+                    "headerName": "Coverage",
+                    "headerTooltip": f"Share of the weight of {node.name} with data",
+                    "valueFormatter": {"function": "fmtCoverage(params.value)"},
+                    "type": "rightAligned",
+                    "cellClass": "num cov",
+                    "width": 96,
+                }
+            )
+        for b in node.benchmarks:
+            k = Layout(cfg).bench_index[b.name]
+            bp = f"{path}/{b.name}"
+            klass = (
+                "drill"
+                + (" excluded" if b.weight == 0 else "")
+                + (" modified" if any(p == bp or p.startswith(bp + "/") for p in changed) else "")
+            )
+            cols.append(
+                _score_col(
+                    f"b{k}",
+                    b.name,
+                    scale,
+                    tip=_header_tip(b, f"{len(b.metrics)} metrics · click a cell to open"),
+                    klass=klass,
+                )
+            )
+        return cols
+    # benchmark view
+    lay = Layout(cfg)
+    cols.append(
+        _score_col(
+            "bs",
+            f"{node.name} score",
+            scale,
+            tip=_header_tip(node, "benchmark score"),
+            klass="level",
+        )
+    )
+    for j, m in zip(lay.bench_metrics[node.name], node.metrics, strict=True):
+        mp = f"{path}/{m.name}"
+        header = m.name + (f" [{m.unit}]" if m.unit else "")
+        tip = _header_tip(m, _threshold_text(m, resolved_params(scores, j)) + " · click to plot")
+        klass = (
+            "metric"
+            + (" excluded" if m.weight == 0 else "")
+            + (" modified" if mp in changed else "")
+            + (" selected" if metric == mp else "")
+            + (" tl" if m.normaliser == "traffic_light" else "")
+        )
+        if show == "score":
+            cols.append(_score_col(f"n{j}", header, scale, tip=tip, klass=klass))
+        else:
+            cols.append(
+                {
+                    "field": f"r{j}",
+                    "colId": f"r{j}",
+                    "headerName": header,
+                    "headerTooltip": tip,
+                    "valueFormatter": {"function": "fmtRaw(params.value)"},
+                    "cellStyle": {"function": f"scoreStyle(params, 'n{j}')"},
+                    "tooltipValueGetter": {"function": f"rawTip(params, 'n{j}', {scale:g})"},
+                    **SCORE_COL,
+                    "headerClass": klass,
+                    "cellClass": f"num {klass}",
+                    "width": header_width(header, 104),
+                }
+            )
+    return cols
+
+
+def row_data(
+    scores: Scores,
+    view: str,
+    *,
+    default_ranks: np.ndarray | None = None,
+    models: list[str] | None = None,
+) -> list[dict]:
+    """One dict per model for ``view``: rank, rank change, model, overall, the view's columns,
+    and ``_w`` (reason codes of the missing cells). ``models``: show only these (display only)."""
+    cfg = scores.config
+    n = len(scores.models)
+    if models:
+        keep = set(models)
+        idx = np.array([i for i, m in enumerate(scores.models) if m in keep], dtype=np.intp)
+    else:
+        idx = np.arange(n, dtype=np.intp)
+    lay = Layout(cfg)
+    plan = scores.plan
+    fields: dict[str, list] = {}
+    reasons: dict[str, np.ndarray] = {}
+    ranks = scores.ranks[idx]
+    delta = (
+        (np.asarray(default_ranks)[idx] - ranks)
+        if default_ranks is not None
+        else np.zeros(len(idx), dtype=np.int64)
+    )
+    overall = scores.overall_scores[idx]
+    fields["o"] = _round(overall)
+    reasons["o"] = missing_reasons(
+        scores.cat_scores, plan.w_cat, np.zeros(1, dtype=np.intp), scores.overall_scores[:, None]
+    )[idx, 0]
+    node = view_node(cfg, view)
+    if node is None:
+        if cfg.uses_skip:
+            fields["cov"] = _round(scores.overall_coverage[idx])
+        cr = missing_reasons(
+            scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores
+        )
+        for i in range(len(cfg.categories)):
+            fields[f"c{i}"] = _round(scores.cat_scores[idx, i])
+            reasons[f"c{i}"] = cr[idx, i]
+    elif isinstance(node, Category):
+        i = lay.cat_index[node.name]
+        cr = missing_reasons(
+            scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores
+        )
+        fields["cs"] = _round(scores.cat_scores[idx, i])
+        reasons["cs"] = cr[idx, i]
+        if cfg.policy(node) == "skip":
+            fields["ccov"] = _round(scores.cat_coverage[idx, i])
+        br = missing_reasons(
+            scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores
+        )
+        for k in lay.cat_benches[node.name]:
+            fields[f"b{k}"] = _round(scores.bench_scores[idx, k])
+            reasons[f"b{k}"] = br[idx, k]
+    else:
+        k = lay.bench_index[node.name]
+        cols = lay.bench_metrics[node.name]
+        sl = slice(cols[0], cols[-1] + 1)
+        br = missing_reasons(
+            scores.metric_scores[:, sl],
+            plan.w_metric[sl],
+            np.zeros(1, dtype=np.intp),
+            scores.bench_scores[:, k : k + 1],
+        )
+        fields["bs"] = _round(scores.bench_scores[idx, k])
+        reasons["bs"] = br[idx, 0]
+        mr = _metric_reasons(scores)
+        for j in cols:
+            fields[f"r{j}"] = scores.raw_values[idx, j].astype(object)
+            raw = scores.raw_values[idx, j]
+            rv = raw.astype(object)
+            rv[np.isnan(raw)] = None
+            fields[f"r{j}"] = [None if v is None else float(v) for v in rv.tolist()]
+            fields[f"n{j}"] = _round(scores.metric_scores[idx, j])
+            reasons[f"n{j}"] = mr[idx, j]
+            reasons[f"r{j}"] = mr[idx, j]
+    names = [scores.models[i] for i in idx]
+    rows = []
+    keys = list(fields)
+    cols_vals = [fields[k] for k in keys]
+    rlist = [(k, v.tolist() if isinstance(v, np.ndarray) else v) for k, v in reasons.items()]
+    for r in range(len(idx)):
+        row = {"model": names[r], "rank": int(ranks[r]), "d": int(delta[r])}
+        for k, vals in zip(keys, cols_vals, strict=True):
+            row[k] = vals[r]
+        why = {k: v[r] for k, v in rlist if v[r]}
+        if why:
+            row["_w"] = why
+        rows.append(row)
+    return rows

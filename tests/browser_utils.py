@@ -1,0 +1,142 @@
+"""Shared fixtures of the dashboard tests: a small data set with awkward names, a live server
+on a random loopback port, and headless Debian Chromium through Playwright."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("MPL_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+]
+
+SMALL_CONFIG = """\
+title: Small test board
+description: A small tree with every normaliser and awkward names
+missing: invalidate
+scale: 1
+categories:
+  Classification:
+    weight: 2
+    description: Held-out classification
+    missing: skip
+    benchmarks:
+      Iris:
+        weight: 1
+        metrics:
+          Accuracy: {good: 1.0, bad: 0.5, unit: fraction, description: Share of correct labels}
+          F1: {good: 1.0, bad: 0.5, weight: 2}
+      Wine:
+        metrics:
+          Accuracy: {good: 0.95, bad: 0.8, normaliser: traffic_light, description: Traffic light}
+  Regression:
+    weight: 1
+    benchmarks:
+      Diabetes:
+        metrics:
+          MAE: {good: 40, bad: 70, unit: mg/dL}
+          R2: {good: 0.6, bad: 0.0}
+  "Speed <b>&amp;</b> <script>x</script>":
+    weight: 1
+    benchmarks:
+      Timing:
+        metrics:
+          Predict time: {normaliser: weibull_speedup, reference: 2.0, unit: s}
+          Fit speed-up: {normaliser: log_speedup, max_speedup: 100}
+presets:
+  Only classification: {Regression: {weight: 0}, "Speed <b>&amp;</b> <script>x</script>": {weight: 0}}
+"""
+
+MODELS = ["Ridge", "RandomForest", "<script>alert(1)</script>", "Model/β", "kNN", "Dummy"]
+# model: (Iris/Accuracy, Iris/F1, Wine/Accuracy, Diabetes/MAE, Diabetes/R2, Timing/Predict, Timing/Fit)
+VALUES = {
+    "Ridge": (0.9, 0.88, 0.97, 45.0, 0.5, 0.01, 30.0),
+    "RandomForest": (0.96, 0.95, 0.9, 48.0, 0.45, 0.2, 5.0),
+    "<script>alert(1)</script>": (0.7, 0.66, 0.75, 60.0, 0.2, 0.05, 80.0),
+    "Model/β": (0.8, None, 0.85, 52.0, 0.4, 0.5, 2.0),
+    "kNN": (0.93, 0.93, 0.96, None, 0.35, 0.02, 200.0),
+    "Dummy": (0.33, 0.17, 0.4, 66.0, 0.0, 0.001, 500.0),
+}
+COLUMNS = [
+    ("Iris", "Accuracy"),
+    ("Iris", "F1"),
+    ("Wine", "Accuracy"),
+    ("Diabetes", "MAE"),
+    ("Diabetes", "R2"),
+    ("Timing", "Predict time"),
+    ("Timing", "Fit speed-up"),
+]
+
+
+def write_small_dataset(directory: Path) -> Path:
+    """config.yml + raw_metrics.csv (long format, quoted names) in ``directory``."""
+    import csv
+
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.yml").write_text(SMALL_CONFIG, encoding="utf-8")
+    with open(directory / "raw_metrics.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["model", "benchmark", "metric", "value"])
+        for m in MODELS:
+            for (b, k), v in zip(COLUMNS, VALUES[m], strict=True):
+                w.writerow([m, b, k, "" if v is None else v])
+    return directory
+
+
+def small_dataset(directory: Path):
+    from ml_peg_like import load_dataset
+
+    return load_dataset(write_small_dataset(directory))
+
+
+def browser_missing_reason() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install playwright)"
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)"
+    return None
+
+
+def require_browser() -> None:
+    reason = browser_missing_reason()
+    if reason:
+        pytest.skip(reason)
+
+
+@contextmanager
+def live_server(app):
+    """Serve a Dash app in-process on a random loopback port; yields its base URL."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app.server, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+
+
+@contextmanager
+def chromium():
+    """A headless Debian Chromium driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -90,7 +90,9 @@ def per_cell_reference(values: np.ndarray, models, cfg: mpl.Config):
                 cat_num += c.weight * b_num / b_den
                 cat_den += c.weight
         overall.append(cat_num / cat_den if cat_den > 0 else math.nan)
-    order = sorted(range(n_models), key=lambda i: -overall[i] if not math.isnan(overall[i]) else math.inf)
+    order = sorted(
+        range(n_models), key=lambda i: -overall[i] if not math.isnan(overall[i]) else math.inf
+    )
     ranks = [0] * n_models
     for pos, i in enumerate(order):
         ranks[i] = pos + 1
@@ -142,11 +144,19 @@ def main() -> None:
     ours = statistics.median(score_only)
     theirs = statistics.median(ref_times)
     same = np.allclose(res.overall_scores, ref, equal_nan=True, atol=1e-9)
-    print(f"data: {args.models} models x {len(cfg.metric_ids())} metrics, {args.benchmarks} benchmarks, "
-          f"{args.categories} categories, 3% missing, policy skip")
-    print(f"vectorised full recompute (all levels + ranks): median {ours * 1e3:.1f} ms over {args.repeat} runs")
-    print(f"  with config edit + recompile first:            median {statistics.median(times) * 1e3:.1f} ms")
-    print(f"per-cell Python reference:                       median {theirs * 1e3:.0f} ms over {args.reference_repeat} runs")
+    print(
+        f"data: {args.models} models x {len(cfg.metric_ids())} metrics, {args.benchmarks} benchmarks, "
+        f"{args.categories} categories, 3% missing, policy skip"
+    )
+    print(
+        f"vectorised full recompute (all levels + ranks): median {ours * 1e3:.1f} ms over {args.repeat} runs"
+    )
+    print(
+        f"  with config edit + recompile first:            median {statistics.median(times) * 1e3:.1f} ms"
+    )
+    print(
+        f"per-cell Python reference:                       median {theirs * 1e3:.0f} ms over {args.reference_repeat} runs"
+    )
     print(f"speed-up: {theirs / ours:.0f}x   same overall scores: {same}")
 
 

@@ -69,11 +69,15 @@ def cmd_serve(args) -> int:
     cfg, raw = load_dataset(target, args.raw, ignore_unknown=args.ignore_unknown)
     from .dashboard import serve
 
-    return serve(cfg, raw, host=args.host, port=args.port, debug=args.debug, workers=args.workers) or 0
+    return (
+        serve(cfg, raw, host=args.host, port=args.port, debug=args.debug, workers=args.workers) or 0
+    )
 
 
 def _add_data_args(p: argparse.ArgumentParser, raw_required: bool = False) -> None:
-    p.add_argument("config", help="config YAML, or a dataset directory (config.yml + raw_metrics.csv)")
+    p.add_argument(
+        "config", help="config YAML, or a dataset directory (config.yml + raw_metrics.csv)"
+    )
     p.add_argument("raw", nargs="?", default=None, help="raw metrics CSV (long or wide)")
     p.add_argument(
         "--ignore-unknown",

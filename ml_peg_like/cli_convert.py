@@ -167,12 +167,12 @@ class Converted:
     def build(self):
         """(Config, RawData) exactly as they will load from the written files."""
         from .config import loads_config
-        from .raw import _read_table, raw_from_frame
+        from .raw import load_raw
 
         cfg = loads_config(self.config_text(), "config.yml")
-        df = _read_table(io.BytesIO(self.raw_text().encode("utf-8")), "raw_metrics.csv")
-        raw = raw_from_frame(df, cfg, source="raw_metrics.csv")
-        return cfg, raw
+        buf = io.BytesIO(self.raw_text().encode("utf-8"))
+        buf.name = "raw_metrics.csv"
+        return cfg, load_raw(buf, cfg)
 
     def config_text(self) -> str:
         from .config import config_from_dict, dump_config
@@ -412,10 +412,6 @@ def main(argv: list[str] | None = None) -> int:
     add_convert_parser(sub)
     args = parser.parse_args(["convert", *(argv if argv is not None else sys.argv[1:])])
     return run_convert(args)
-
-
-def _mapping(value: Any) -> Mapping | None:
-    return value if isinstance(value, Mapping) else None
 
 
 if __name__ == "__main__":  # pragma: no cover

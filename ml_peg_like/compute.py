@@ -600,15 +600,19 @@ def _where(source: str, first_line: int | None, pos: int) -> str:
 def _codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """(codes, uniques) of a column in first-appearance order; code -1 for a missing cell.
 
-    A categorical column costs almost nothing (its codes are reused, renumbered by first use).
+    A categorical column is cheap: its codes are reused (renumbered only when the categories
+    are not already in first-appearance order or some are unused).
     """
     if isinstance(col.dtype, pd.CategoricalDtype):
-        codes = col.cat.codes.to_numpy().astype(np.int64)
+        raw = col.cat.codes.to_numpy()
         cats = np.asarray(col.cat.categories.astype(str), dtype=object)
-        first = pd.unique(codes[codes >= 0])  # used categories, by first appearance
-        remap = np.full(len(cats) + 1, -1, dtype=np.int64)
+        has_na = bool((raw < 0).any())
+        first = pd.unique(raw[raw >= 0] if has_na else raw).astype(np.int64)
+        if first.size == len(cats) and (first == np.arange(first.size)).all():
+            return raw.astype(np.int64), cats
+        remap = np.full(len(cats) + 1, -1, dtype=np.int64)  # remap[-1] = -1 for missing cells
         remap[first] = np.arange(first.size)
-        return remap[codes], cats[first]  # codes -1 index remap[-1] = -1
+        return remap[raw], cats[first]
     codes, uniques = pd.factorize(col, sort=False, use_na_sentinel=True)
     return codes.astype(np.int64), np.asarray([str(u) for u in uniques], dtype=object)
 
@@ -628,7 +632,7 @@ def _compress(key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass
 class _Table:
-    """The predictions as flat arrays, sorted into (model, benchmark) segments by id."""
+    """The predictions as flat arrays; ``g`` numbers the (model, benchmark) segments."""
 
     models: np.ndarray  # model names (first appearance)
     n_models: int
@@ -640,6 +644,7 @@ class _Table:
     cols: dict[str, np.ndarray] = field(default_factory=dict)
     valid: np.ndarray | None = None  # row has a usable prediction
     missing: np.ndarray | None = None  # (n_groups,) missing fraction
+    rows_g: np.ndarray | None = None  # (n_groups,) rows per segment
 
     @property
     def n_groups(self) -> int:
@@ -721,32 +726,40 @@ def _prepare(df: pd.DataFrame, spec: Spec) -> _Table:
         raise DataError([Problem(source or "predictions", "no rows")])
 
     # --- benchmarks: codes in spec order ------------------------------------------------------
-    bcodes, bnames = _codes(df[lower["benchmark"]])
+    bcol = df[lower["benchmark"]]
     spec_index = {b.name: i for i, b in enumerate(spec.benchmarks)}
-    lut = np.array([spec_index.get(str(n).strip(), -1) for n in bnames], dtype=np.int64)
-    bench = (
-        np.where(bcodes >= 0, lut[np.maximum(bcodes, 0)], -1) if lut.size else np.full(len(df), -1)
-    )
-    if (bcodes < 0).any():
-        _report_rows(bcodes < 0, "empty benchmark name", source, first_line, problems)
-    unknown = sorted({str(n) for n, j in zip(bnames, lut, strict=True) if j < 0})
-    if unknown:
-        shown = ", ".join(repr(u) for u in unknown[:10]) + (" ..." if len(unknown) > 10 else "")
-        problems.append(
-            Problem(
-                source or "predictions",
-                f"benchmark(s) not in the spec: {shown} (add them to the spec or drop their rows)",
+    if isinstance(bcol.dtype, pd.CategoricalDtype):  # no need to renumber: mapped through lut
+        bcodes = bcol.cat.codes.to_numpy()
+        bnames = np.asarray(bcol.cat.categories.astype(str), dtype=object)
+    else:
+        bcodes, bnames = _codes(bcol)
+    # lut[code] = spec index; lut[-1] (a missing cell) = -2
+    lut = np.array([spec_index.get(str(n).strip(), -1) for n in bnames] + [-2], dtype=np.int64)
+    bench = lut[bcodes]
+    if (bench < 0).any():
+        if (bench == -2).any():
+            _report_rows(bench == -2, "empty benchmark name", source, first_line, problems)
+        used = np.unique(bcodes[bench == -1])
+        unknown = sorted({str(bnames[k]) for k in used})
+        if unknown:
+            shown = ", ".join(repr(u) for u in unknown[:10])
+            shown += " ..." if len(unknown) > 10 else ""
+            problems.append(
+                Problem(
+                    source or "predictions",
+                    f"benchmark(s) not in the spec: {shown} "
+                    "(add them to the spec or drop their rows)",
+                )
             )
-        )
-    present = np.zeros(len(spec.benchmarks), dtype=bool)
-    present[lut[lut >= 0]] = True
-    for i in np.flatnonzero(~present):
-        problems.append(
-            Problem(
-                spec.source or "spec",
-                f"benchmark {spec.benchmarks[i].name!r} has no rows in the predictions",
+        known = np.unique(bench[bench >= 0])
+        for i in sorted(set(range(len(spec.benchmarks))) - set(known.tolist())):
+            problems.append(
+                Problem(
+                    spec.source or "spec",
+                    f"benchmark {spec.benchmarks[i].name!r} has no rows in the predictions",
+                )
             )
-        )
+        raise DataError(problems)
 
     # --- models ---------------------------------------------------------------------------------
     mcodes, mnames = _codes(df[lower["model"]])
@@ -795,6 +808,16 @@ def _prepare(df: pd.DataFrame, spec: Spec) -> _Table:
         sample=scodes,
         n_samples=max(n_samples, 1),
     )
+    rows_g = np.bincount(t.g, minlength=t.n_groups)
+    for i in np.flatnonzero(rows_g.reshape(t.n_models, t.n_bench).sum(axis=0) == 0):
+        problems.append(
+            Problem(
+                spec.source or "spec",
+                f"benchmark {spec.benchmarks[i].name!r} has no rows in the predictions",
+            )
+        )
+    if problems:
+        raise DataError(problems)
 
     # --- value columns --------------------------------------------------------------------------
     used_kinds = {b.kind for b in spec.benchmarks}
@@ -887,26 +910,69 @@ def _prepare(df: pd.DataFrame, spec: Spec) -> _Table:
         valid &= ok | (row_kind != KINDS.index("vector"))
 
     # --- duplicates, samples per benchmark, missing fraction ------------------------------------
-    S = t.n_samples
-    key3 = t.g * S + t.sample
-    var_ids, var_keys = _compress(key3, t.n_groups * S)
-    counts = np.bincount(var_ids, minlength=var_keys.size)
-    is_dist = row_kind == KINDS.index("distribution")
-    dup = (counts[var_ids] > 1) & ~is_dist
-    if dup.any():
-        _report_rows(dup, "duplicate (model, benchmark, sample)", source, first_line, problems)
-        raise DataError(problems)
-    _, bs_keys = _compress(bench * S + t.sample, t.n_bench * S)
-    expected = np.bincount(bs_keys // S, minlength=t.n_bench).astype(float)
-    var_bad = np.bincount(var_ids, weights=(~valid).astype(float), minlength=var_keys.size) > 0
-    var_group = var_keys // S
-    got = np.bincount(var_group[~var_bad], minlength=t.n_groups).astype(float)
-    group_bench = np.arange(t.n_groups) % t.n_bench
-    t.missing = 1.0 - got / expected[group_bench]
-    if var_bad.any():
-        valid &= ~var_bad[var_ids]  # a distribution variable is valid only as a whole
-    t.valid = valid
+    is_dist_b = kinds == KINDS.index("distribution")
+    t.missing, t.valid = _missing(t, valid, is_dist_b, row_kind, source, first_line)
+    t.rows_g = rows_g
     return t
+
+
+def _missing(t: _Table, valid, is_dist_b, row_kind, source, first_line):
+    """Missing fraction per (model, benchmark) segment, and the row validity after it.
+
+    A benchmark's samples are the distinct sample ids any model has for it; a model misses a
+    sample it has no row for or whose prediction is not usable (in a distribution, any state).
+    Also rejects duplicate (model, benchmark, sample) rows outside distribution benchmarks.
+    """
+    M, B, S = t.n_models, t.n_bench, t.n_samples
+    G, K = t.n_groups, t.n_groups * t.n_samples
+    key3 = t.g * S + t.sample
+    all_valid = bool(valid.all())
+    is_dist_row = None
+    if is_dist_b.any():
+        is_dist_row = row_kind == KINDS.index("distribution")
+    if K <= max(4 * key3.size, 1 << 20):  # dense tables indexed by (model, benchmark, sample)
+        counts = np.bincount(key3, minlength=K)
+        c3 = counts.reshape(M, B, S)
+        dup_max = c3[:, ~is_dist_b].max() if (~is_dist_b).any() else 0
+        if dup_max > 1:
+            dup = counts[key3] > 1
+            _raise_dups(dup if is_dist_row is None else dup & ~is_dist_row, source, first_line)
+        present = c3 > 0
+        expected = present.any(axis=0).sum(axis=1)
+        if all_valid:
+            got = present.sum(axis=2)
+        else:
+            bad = np.bincount(key3[~valid], minlength=K) > 0
+            got = (present & ~bad.reshape(M, B, S)).sum(axis=2)
+            if is_dist_row is not None and (is_dist_row & ~valid).any():
+                valid = valid & ~(bad[key3] & is_dist_row)  # a variable is valid as a whole
+        got = got.reshape(-1)
+    else:  # sparse: sort the keys
+        uniq, ids, counts = np.unique(key3, return_inverse=True, return_counts=True)
+        ids = ids.reshape(-1)
+        dup = counts[ids] > 1
+        if is_dist_row is not None:
+            dup &= ~is_dist_row
+        if dup.any():
+            _raise_dups(dup, source, first_line)
+        ug = uniq // S
+        bs = np.unique((ug % B) * S + uniq % S)
+        expected = np.bincount(bs // S, minlength=B)
+        bad = np.zeros(uniq.size, dtype=bool)
+        if not all_valid:
+            bad = np.bincount(ids[~valid], minlength=uniq.size) > 0
+            if is_dist_row is not None and (is_dist_row & ~valid).any():
+                valid = valid & ~(bad[ids] & is_dist_row)
+        got = np.bincount(ug[~bad], minlength=G)
+    missing = 1.0 - got / np.tile(expected, M).astype(float)
+    return missing, valid
+
+
+def _raise_dups(dup: np.ndarray, source, first_line) -> None:
+    problems: list[Problem] = []
+    _report_rows(dup, "duplicate (model, benchmark, sample)", source, first_line, problems)
+    if problems:
+        raise DataError(problems)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -914,8 +980,10 @@ def _prepare(df: pd.DataFrame, spec: Spec) -> _Table:
 # ------------------------------------------------------------------------------------------------
 
 
-def _seg_mean(g: np.ndarray, x: np.ndarray | None, n: int) -> np.ndarray:
-    cnt = np.bincount(g, minlength=n)
+def _seg_mean(g: np.ndarray, x: np.ndarray | None, n: int, cnt=None) -> np.ndarray:
+    """Mean of ``x`` per segment (NaN for an empty segment); ``cnt`` = rows per segment."""
+    if cnt is None:
+        cnt = np.bincount(g, minlength=n)
     s = np.bincount(g, weights=x, minlength=n) if x is not None else cnt
     with np.errstate(divide="ignore", invalid="ignore"):
         return s / cnt
@@ -931,9 +999,76 @@ def _seg_order(g: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return order, starts, ids
 
 
-def _kernel(ms: MetricSpec, rows: dict[str, np.ndarray], n: int) -> np.ndarray:
-    g = rows["g"]
-    fn = ms.fn
+class _Rows:
+    """The rows one pass works on: full columns with the rows outside the pass moved to a
+    trailing dummy segment (no copy), or a gathered subset when the pass uses few rows.
+    Derived arrays (residuals, counts) are cached for the passes that share them."""
+
+    def __init__(self, t: _Table, sel_rows: np.ndarray | None):
+        self.n = t.n_groups + 1  # + the dummy segment
+        self.n_samples = t.n_samples
+        self._cols = {"sample": t.sample, **t.cols}
+        self.idx = None
+        if sel_rows is None:
+            self.g = t.g
+            self.cnt = np.append(t.rows_g, 0)
+        elif sel_rows.mean() < 0.3:
+            self.idx = np.flatnonzero(sel_rows)
+            self.g = t.g[self.idx]
+            self.cnt = None
+        else:
+            self.g = np.where(sel_rows, t.g, t.n_groups)
+            self.cnt = None
+        self._cache: dict[Any, np.ndarray] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        key = ("col", name)
+        if key not in self._cache:
+            col = self._cols[name]
+            self._cache[key] = col if self.idx is None else col[self.idx]
+        return self._cache[key]
+
+    def counts(self) -> np.ndarray:
+        if self.cnt is None:
+            self.cnt = np.bincount(self.g, minlength=self.n)
+        return self.cnt
+
+    def cached(self, key, make) -> np.ndarray:
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def scaled(self, ms: MetricSpec) -> tuple[np.ndarray, np.ndarray]:
+        """(reference, prediction), divided by n_atoms or sqrt(n_atoms) for ``per_atom``."""
+        per_atom = ms.per_atom if "per_atom" in _FNS[ms.fn].options else "none"
+        r, p = self["reference"], self["prediction"]
+        if per_atom == "none":
+            return r, p
+        div = self.cached(
+            ("div", per_atom),
+            lambda: self["n_atoms"] if per_atom == "n" else np.sqrt(self["n_atoms"]),
+        )
+        return (
+            self.cached(("r", per_atom), lambda: r / div),
+            self.cached(("p", per_atom), lambda: p / div),
+        )
+
+    def residual(self, ms: MetricSpec) -> np.ndarray:
+        """``r_i = ref_i - pred_i`` (after per_atom), times ``w_i`` when weighted."""
+        per_atom = ms.per_atom if "per_atom" in _FNS[ms.fn].options else "none"
+        weighted = ms.weighted and "weighted" in _FNS[ms.fn].options
+
+        def make():
+            r, p = self.scaled(ms)
+            d = r - p
+            return d * self["weight"] if weighted else d
+
+        return self.cached(("d", per_atom, weighted), make)
+
+
+def _kernel(ms: MetricSpec, rows: _Rows) -> np.ndarray:
+    """Values of one metric for every segment (the last one is the dummy segment)."""
+    g, n, fn = rows.g, rows.n, ms.fn
     if fn in ("vector_mae", "vector_rmse"):
         d2 = np.zeros(g.size)
         d1 = np.zeros(g.size)
@@ -943,50 +1078,44 @@ def _kernel(ms: MetricSpec, rows: dict[str, np.ndarray], n: int) -> np.ndarray:
             if fn == "vector_mae" and ms.mode == "component":
                 d1 += np.abs(d)
         if fn == "vector_rmse":
-            ms2 = _seg_mean(g, d2, n)
+            ms2 = _seg_mean(g, d2, n, rows.counts())
             return np.sqrt(ms2 / 3.0) if ms.mode == "component" else np.sqrt(ms2)
         if ms.mode == "component":
-            return _seg_mean(g, d1, n) / 3.0
-        return _seg_mean(g, np.sqrt(d2), n)
+            return _seg_mean(g, d1, n, rows.counts()) / 3.0
+        return _seg_mean(g, np.sqrt(d2), n, rows.counts())
     if fn == "mean_hellinger":
-        d = np.sqrt(rows["reference"]) - np.sqrt(rows["prediction"])
-        S = rows["n_samples"]
+        with np.errstate(invalid="ignore"):  # negative probabilities sit in the dummy segment
+            d = np.sqrt(rows["reference"]) - np.sqrt(rows["prediction"])
+        S = rows.n_samples
         ids, keys = _compress(g * S + rows["sample"], n * S)
         h = np.sqrt(0.5 * np.bincount(ids, weights=d * d, minlength=keys.size))
         return _seg_mean(keys // S, h, n)
-    p = rows["prediction"]
     if fn == "share_negative":
-        return _seg_mean(g, (p < 0).astype(float), n)
-    r = rows["reference"]
+        return _seg_mean(g, (rows["prediction"] < 0).astype(float), n, rows.counts())
     if fn == "share_nonzero":
+        p, r = rows["prediction"], rows["reference"]
         x = (np.abs(p) > ms.tol).astype(float)
         if ms.where == "reference_zero":
             sel = r == 0
             return _seg_mean(g[sel], x[sel], n)
-        return _seg_mean(g, x, n)
-    if "per_atom" in _FNS[fn].options and ms.per_atom != "none":
-        na = rows["n_atoms"]
-        div = na if ms.per_atom == "n" else np.sqrt(na)
-        r = r / div
-        p = p / div
-    if fn in ("mae", "rmse"):
-        d = r - p
-        if ms.weighted:
-            d = d * rows["weight"]
-        if fn == "mae":
-            return _seg_mean(g, np.abs(d), n)
-        return np.sqrt(_seg_mean(g, d * d, n))
-    if fn == "log_partition_error":
-        return _seg_mean(g, np.abs(r - p), n)
+        return _seg_mean(g, x, n, rows.counts())
+    if fn in ("mae", "log_partition_error"):
+        d = rows.residual(ms)
+        return _seg_mean(g, np.abs(d), n, rows.counts())
+    if fn == "rmse":
+        d = rows.residual(ms)
+        return np.sqrt(_seg_mean(g, d * d, n, rows.counts()))
     if fn == "mpe_error":
-        return _seg_mean(g, r - p, n)
+        return _seg_mean(g, rows.residual(ms), n, rows.counts())
+    r, p = rows.scaled(ms)
     if fn == "mape":
-        return _seg_mean(g, _m._ape(r, p), n)
+        return _seg_mean(g, _m._ape(r, p), n, rows.counts())
     if fn == "r2":
-        mean = _seg_mean(g, r, n)
+        mean = _seg_mean(g, r, n, rows.counts())
         dev = r - mean[g]
         ss_tot = np.bincount(g, weights=dev * dev, minlength=n)
-        ss_res = np.bincount(g, weights=(r - p) ** 2, minlength=n)
+        d = rows.residual(ms)
+        ss_res = np.bincount(g, weights=d * d, minlength=n)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = 1.0 - ss_res / ss_tot
         out[ss_tot == 0] = np.nan
@@ -995,7 +1124,7 @@ def _kernel(ms: MetricSpec, rows: dict[str, np.ndarray], n: int) -> np.ndarray:
         out = np.full(n, np.nan)
         if g.size:
             order, starts, ids = _seg_order(g, n)
-            out[ids] = np.maximum.reduceat(np.abs(r - p)[order], starts)
+            out[ids] = np.maximum.reduceat(np.abs(rows.residual(ms))[order], starts)
         return out
     if fn == "mape_top_quantile":
         a = np.abs(r)
@@ -1003,7 +1132,7 @@ def _kernel(ms: MetricSpec, rows: dict[str, np.ndarray], n: int) -> np.ndarray:
         if g.size == 0:
             return out
         order = np.lexsort((-a, g))  # by segment, then |ref| descending
-        cnt = np.bincount(g, minlength=n)
+        cnt = rows.counts()
         ids = np.flatnonzero(cnt)
         starts = (np.cumsum(cnt) - cnt)[ids]
         k = _m.top_quantile_count(cnt[ids], ms.quantile)
@@ -1028,28 +1157,29 @@ def compute_raw_metrics(predictions: pd.DataFrame, spec: Spec | Mapping) -> pd.D
     """
     spec = _as_spec(spec)
     t = _prepare(predictions, spec)
-    n = t.n_groups
-    n_metrics = [len(b.metrics) for b in spec.benchmarks]
-    values = [np.full((n_metrics[j], t.n_models), np.nan) for j in range(t.n_bench)]
+    G = t.n_groups
+    values = [np.full((len(b.metrics), t.n_models), np.nan) for b in spec.benchmarks]
 
-    # one pass per distinct (fn, options) over every benchmark that uses it
+    # one pass per distinct (fn, options) over every benchmark that uses it; passes over the
+    # same benchmarks share their rows (and cached residuals)
     passes: dict[tuple, list[tuple[int, int]]] = {}
     for j, b in enumerate(spec.benchmarks):
         for k, ms in enumerate(b.metrics):
             passes.setdefault(ms.options(), []).append((j, k))
     all_valid = bool(t.valid.all())
-    for _opts, uses in passes.items():
+    row_sets: dict[tuple, _Rows] = {}
+    for uses in passes.values():
         ms = spec.benchmarks[uses[0][0]].metrics[uses[0][1]]
-        sel_b = np.zeros(t.n_bench, dtype=bool)
-        sel_b[[j for j, _ in uses]] = True
-        if sel_b.all() and all_valid:
-            idx = None
-        else:
-            idx = np.flatnonzero(sel_b[t.bench] & t.valid)
-        rows: dict[str, Any] = {"n_samples": t.n_samples}
-        for name, arr in (("g", t.g), ("sample", t.sample), *t.cols.items()):
-            rows[name] = arr if idx is None else arr[idx]
-        seg = _kernel(ms, rows, n).reshape(t.n_models, t.n_bench)
+        benches = tuple(sorted({j for j, _ in uses}))
+        if benches not in row_sets:
+            if len(benches) == t.n_bench:
+                sel_rows = None if all_valid else t.valid
+            else:
+                sel_b = np.zeros(t.n_bench, dtype=bool)
+                sel_b[list(benches)] = True
+                sel_rows = sel_b[t.bench] & t.valid
+            row_sets[benches] = _Rows(t, sel_rows)
+        seg = _kernel(ms, row_sets[benches])[:G].reshape(t.n_models, t.n_bench)
         for j, k in uses:
             values[j][k] = seg[:, j] * spec.benchmarks[j].metrics[k].scale
 

@@ -160,7 +160,9 @@ class Config:
 
     def metric_columns(self) -> list[str]:
         """``Benchmark/Metric`` column keys of every metric, in config order."""
-        return [f"{b.name}/{m.name}" for c in self.categories for b in c.benchmarks for m in b.metrics]
+        return [
+            f"{b.name}/{m.name}" for c in self.categories for b in c.benchmarks for m in b.metrics
+        ]
 
     def metric_ids(self) -> list[tuple[str, str]]:
         """(benchmark, metric) pairs in config order: the identity of a raw-data column."""
@@ -334,7 +336,9 @@ def _parse_threshold(value: Any, where: str, problems: list[Problem], *, data_ok
     """A number, ``{model: NAME}``, or (when ``data_ok``) ``best``/``worst``."""
     if isinstance(value, Mapping):
         if set(value) != {"model"} or not isinstance(value.get("model"), str | int | float):
-            problems.append(Problem(where, f"expected a number or {{model: NAME}}, got {_fmt(value)}"))
+            problems.append(
+                Problem(where, f"expected a number or {{model: NAME}}, got {_fmt(value)}")
+            )
             return None
         name = str(value["model"])
         if not name.strip():
@@ -396,7 +400,10 @@ def _check_keys(
     for k in raw:
         if str(k) not in allowed:
             problems.append(
-                Problem(f"{where}.{k}", f"unknown key for a {what} (allowed: {', '.join(sorted(allowed))})")
+                Problem(
+                    f"{where}.{k}",
+                    f"unknown key for a {what} (allowed: {', '.join(sorted(allowed))})",
+                )
             )
 
 
@@ -428,27 +435,40 @@ def _parse_metric(name: str, raw: Any, where: str, problems: list[Problem]) -> M
     if better is not None:
         better = str(better).strip().lower()
         if better not in ("lower", "higher"):
-            problems.append(Problem(f"{where}.better", f"expected 'lower' or 'higher', got {_fmt(raw.get('better'))}"))
+            problems.append(
+                Problem(
+                    f"{where}.better",
+                    f"expected 'lower' or 'higher', got {_fmt(raw.get('better'))}",
+                )
+            )
             better = None
 
     good = bad = None
     if norm.uses_thresholds:
         for key in ("good", "bad"):
             if key not in raw or raw[key] is None:
-                problems.append(Problem(f"{where}.{key}", f"missing: '{norm.name}' needs good and bad"))
+                problems.append(
+                    Problem(f"{where}.{key}", f"missing: '{norm.name}' needs good and bad")
+                )
         if "good" in raw and raw["good"] is not None:
             good = _parse_threshold(raw["good"], f"{where}.good", problems, data_ok=True)
         if "bad" in raw and raw["bad"] is not None:
             bad = _parse_threshold(raw["bad"], f"{where}.bad", problems, data_ok=True)
         if isinstance(good, float) and isinstance(bad, float):
             if good == bad:
-                problems.append(Problem(f"{where}.good", f"good and bad must differ (both {good:g})"))
+                problems.append(
+                    Problem(f"{where}.good", f"good and bad must differ (both {good:g})")
+                )
             elif better and better != ("lower" if good < bad else "higher"):
                 problems.append(
-                    Problem(f"{where}.better", f"says {better} is better but good={good:g}, bad={bad:g}")
+                    Problem(
+                        f"{where}.better", f"says {better} is better but good={good:g}, bad={bad:g}"
+                    )
                 )
         if (good in DATA_THRESHOLDS or bad in DATA_THRESHOLDS) and better is None:
-            problems.append(Problem(f"{where}.better", "'best'/'worst' thresholds need better: lower|higher"))
+            problems.append(
+                Problem(f"{where}.better", "'best'/'worst' thresholds need better: lower|higher")
+            )
         if good is not None and good == bad and not isinstance(good, float):
             problems.append(Problem(f"{where}.good", "good and bad must differ"))
     else:
@@ -456,7 +476,10 @@ def _parse_metric(name: str, raw: Any, where: str, problems: list[Problem]) -> M
             if raw.get(key) is not None:
                 names = ", ".join(p.name for p in norm.params)
                 problems.append(
-                    Problem(f"{where}.{key}", f"'{norm.name}' takes no {key} threshold (its parameters: {names})")
+                    Problem(
+                        f"{where}.{key}",
+                        f"'{norm.name}' takes no {key} threshold (its parameters: {names})",
+                    )
                 )
 
     params: dict[str, float | ModelRef] = {}
@@ -516,7 +539,13 @@ def config_from_dict(data: Any, source: str = "") -> Config:
     root = source or "config"
     if not isinstance(data, Mapping):
         raise ConfigError([Problem(root, "expected a mapping with a 'categories' key")])
-    _check_keys(data, {"title", "description", "missing", "scale", "categories", "presets"}, "", problems, "config")
+    _check_keys(
+        data,
+        {"title", "description", "missing", "scale", "categories", "presets"},
+        "",
+        problems,
+        "config",
+    )
     problems[:] = [Problem(p.where.lstrip("."), p.message) for p in problems]
     title = _parse_text(data.get("title"), "title", problems) or "Benchmark"
     description = _parse_text(data.get("description"), "description", problems)
@@ -538,11 +567,19 @@ def config_from_dict(data: Any, source: str = "") -> Config:
         if not isinstance(craw, Mapping):
             problems.append(Problem(cw, "expected a mapping with 'benchmarks'"))
             continue
-        _check_keys(craw, {"weight", "description", "missing", "benchmarks", "meta"}, cw, problems, "category")
+        _check_keys(
+            craw,
+            {"weight", "description", "missing", "benchmarks", "meta"},
+            cw,
+            problems,
+            "category",
+        )
         benches_raw = craw.get("benchmarks")
         benchmarks: list[Benchmark] = []
         if not isinstance(benches_raw, Mapping) or not benches_raw:
-            problems.append(Problem(f"{cw}.benchmarks", "expected a non-empty mapping of benchmarks"))
+            problems.append(
+                Problem(f"{cw}.benchmarks", "expected a non-empty mapping of benchmarks")
+            )
             benches_raw = {}
         for bkey, braw in benches_raw.items():
             bname = _parse_name(bkey, f"{cw}.benchmarks.{bkey}", problems)
@@ -551,14 +588,19 @@ def config_from_dict(data: Any, source: str = "") -> Config:
             bw = f"{cname}/{bname}"
             if bname in bench_seen:
                 problems.append(
-                    Problem(bw, f"benchmark names must be unique: also in category '{bench_seen[bname]}'")
+                    Problem(
+                        bw,
+                        f"benchmark names must be unique: also in category '{bench_seen[bname]}'",
+                    )
                 )
                 continue
             bench_seen[bname] = cname
             if not isinstance(braw, Mapping):
                 problems.append(Problem(bw, "expected a mapping with 'metrics'"))
                 continue
-            _check_keys(braw, {"weight", "description", "metrics", "meta"}, bw, problems, "benchmark")
+            _check_keys(
+                braw, {"weight", "description", "metrics", "meta"}, bw, problems, "benchmark"
+            )
             metrics_raw = braw.get("metrics")
             metrics: list[Metric] = []
             if not isinstance(metrics_raw, Mapping) or not metrics_raw:
@@ -578,7 +620,9 @@ def config_from_dict(data: Any, source: str = "") -> Config:
                         name=bname,
                         metrics=tuple(metrics),
                         weight=bweight,
-                        description=_parse_text(braw.get("description"), f"{bw}.description", problems),
+                        description=_parse_text(
+                            braw.get("description"), f"{bw}.description", problems
+                        ),
                         meta=_parse_meta(braw.get("meta"), f"{bw}.meta", problems),
                     )
                 )
@@ -607,13 +651,17 @@ def config_from_dict(data: Any, source: str = "") -> Config:
     # every full key path must name one node
     seen: dict[str, int] = {}
     for c in cfg.categories:
-        for p in [c.name] + [f"{c.name}/{b.name}" for b in c.benchmarks] + [
-            f"{c.name}/{b.name}/{m.name}" for b in c.benchmarks for m in b.metrics
-        ]:
+        for p in (
+            [c.name]
+            + [f"{c.name}/{b.name}" for b in c.benchmarks]
+            + [f"{c.name}/{b.name}/{m.name}" for b in c.benchmarks for m in b.metrics]
+        ):
             seen[p] = seen.get(p, 0) + 1
     for p, n in seen.items():
         if n > 1:
-            problems.append(Problem(p, "this key path names more than one node (rename one: '/' in names)"))
+            problems.append(
+                Problem(p, "this key path names more than one node (rename one: '/' in names)")
+            )
     presets_raw = data.get("presets") or {}
     presets: dict[str, dict[str, dict[str, Any]]] = {}
     if not isinstance(presets_raw, Mapping):
@@ -650,11 +698,33 @@ class _SafeNoAliasLoader(yaml.SafeLoader):
         try:
             if self._depth > MAX_YAML_DEPTH:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"nesting deeper than {MAX_YAML_DEPTH} levels", self.peek_event().start_mark
+                    None,
+                    None,
+                    f"nesting deeper than {MAX_YAML_DEPTH} levels",
+                    self.peek_event().start_mark,
                 )
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+        if isinstance(node, yaml.MappingNode):
+            seen: dict = {}
+            for key_node, _ in node.value:
+                try:
+                    key = self.construct_object(key_node, deep=True)
+                    hash(key)
+                except (TypeError, yaml.YAMLError):
+                    continue
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"duplicate key {key!r} (first on line {seen[key]})",
+                        key_node.start_mark,
+                    )
+                seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
 
 
 def safe_load_yaml(text: str | bytes, source: str = "<text>") -> Any:

@@ -97,13 +97,25 @@ def _read_table(source, what: str) -> pd.DataFrame:
     if not text.strip():
         raise DataError([Problem(name, "the file is empty")])
     try:
+        # header=None: a row with more fields than the header is an error with its line
+        # (with a header, pandas would silently turn the extra fields into an index)
         df = pd.read_csv(
             io.StringIO(text),
             dtype=str,
+            header=None,
             keep_default_na=False,
             skipinitialspace=True,
             skip_blank_lines=True,
         )
+        df = df.fillna("")
+        header = [str(c).strip() for c in df.iloc[0]]
+        df = df.iloc[1:].reset_index(drop=True)
+        seen = set()
+        for h in header:
+            if h.lower() in seen:
+                raise DataError([Problem(f"{name}:1", f"column {h!r} appears twice")])
+            seen.add(h.lower())
+        df.columns = header
     except pd.errors.ParserError as exc:
         msg = str(exc).strip().splitlines()[-1]
         m = re.search(r"line (\d+)", msg)
@@ -111,7 +123,6 @@ def _read_table(source, what: str) -> pd.DataFrame:
         raise DataError([Problem(where, f"malformed CSV: {msg}")]) from None
     except (pd.errors.EmptyDataError, ValueError) as exc:
         raise DataError([Problem(name, f"malformed CSV: {exc}")]) from None
-    df.columns = [str(c).strip() for c in df.columns]
     return df
 
 
@@ -147,7 +158,9 @@ def _parse_values(cells: pd.Series, lines: np.ndarray, name: str, problems, warn
         shown = shown if len(shown) <= 40 else shown[:37] + "..."
         problems.append(Problem(f"{name}:{lines[k]}", f"value {shown!r} is not a number"))
     if bad.sum() > MAX_REPORTED:
-        problems.append(Problem(name, f"... and {bad.sum() - MAX_REPORTED} more non-numeric values"))
+        problems.append(
+            Problem(name, f"... and {bad.sum() - MAX_REPORTED} more non-numeric values")
+        )
     inf = np.isinf(nums)
     for k in np.flatnonzero(inf)[:MAX_REPORTED]:
         warnings.append(f"{name}:{lines[k]}: infinite value kept (scores as the worst or best)")
@@ -161,6 +174,8 @@ def raw_from_frame(
     cols = {c.lower(): c for c in df.columns}
     if {"model", "benchmark", "metric", "value"} <= set(cols):
         return _from_long(df, cols, cfg, ignore_unknown, source)
+    if {"model", "benchmark", "metric"} <= set(cols):
+        raise DataError([Problem(f"{source}:1", "a long table needs a 'value' column")])
     if "model" in cols:
         return _from_wide(df, cols["model"], cfg, ignore_unknown, source)
     raise DataError(
@@ -201,7 +216,11 @@ def _from_long(df, cols, cfg, ignore_unknown, source) -> RawData:
             problems.append(Problem(f"{source}:{lines[k]}", msg))
     if len(unknown) > MAX_REPORTED:
         extra = f"... and {len(unknown) - MAX_REPORTED} more rows with unknown benchmark or metric"
-        (warnings.append(f"{source}: {extra}") if ignore_unknown else problems.append(Problem(source, extra)))
+        (
+            warnings.append(f"{source}: {extra}")
+            if ignore_unknown
+            else problems.append(Problem(source, extra))
+        )
     ok &= j_idx >= 0
     values = _parse_values(df[cols["value"]], lines, source, problems, warnings)
     codes, models = pd.factorize(model.where(ok, None), use_na_sentinel=True)
@@ -246,7 +265,9 @@ def _from_wide(df, model_col, cfg, ignore_unknown, source) -> RawData:
     _check_names(model, lines, source, problems)
     dups = model[model.duplicated()]
     for k in dups.index[:MAX_REPORTED]:
-        problems.append(Problem(f"{source}:{lines[k]}", f"duplicate row for model {model.iloc[k]!r}"))
+        problems.append(
+            Problem(f"{source}:{lines[k]}", f"duplicate row for model {model.iloc[k]!r}")
+        )
     used = []
     seen_cols: set[tuple[str, str]] = set()
     for c in df.columns:
@@ -312,7 +333,9 @@ def load_dataset(path, raw_path=None, *, ignore_unknown: bool = False) -> tuple[
     else:
         cfg = load_config(p)
         if raw_path is None:
-            raise DataError([Problem(str(p), "give the raw metrics CSV too (or a dataset directory)")])
+            raise DataError(
+                [Problem(str(p), "give the raw metrics CSV too (or a dataset directory)")]
+            )
         raw_p = Path(raw_path)
         cand = raw_p.parent / "models.csv"
         models_csv = cand if raw_p.is_file() else None

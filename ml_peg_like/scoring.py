@@ -80,8 +80,10 @@ def compile_config(cfg: Config) -> Plan:
             static[pn] = arr
         # optional params that are absent everywhere are not passed (fn defaults apply)
         for p in norm.params:
-            if p.optional and np.isnan(static[p.name]).all() and not any(
-                d[1] == p.name for d in dynamic
+            if (
+                p.optional
+                and np.isnan(static[p.name]).all()
+                and not any(d[1] == p.name for d in dynamic)
             ):
                 del static[p.name]
         groups.append((name, np.asarray(cols, dtype=np.intp), static, tuple(dynamic)))

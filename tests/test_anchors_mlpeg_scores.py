@@ -33,10 +33,16 @@ def test_every_stored_mlpeg_score_is_reproduced(anchors):
         table = json.loads(path.read_text(encoding="utf-8"))
         bench = path.parent.name
         metrics = {
-            name: {"good": float(t["good"]), "bad": float(t["bad"]), "weight": float(table["weights"].get(name, 1.0))}
+            name: {
+                "good": float(t["good"]),
+                "bad": float(t["bad"]),
+                "weight": float(table["weights"].get(name, 1.0)),
+            }
             for name, t in table["thresholds"].items()
         }
-        cfg = mpl.config_from_dict({"categories": {path.parent.parent.name: {"benchmarks": {bench: {"metrics": metrics}}}}})
+        cfg = mpl.config_from_dict(
+            {"categories": {path.parent.parent.name: {"benchmarks": {bench: {"metrics": metrics}}}}}
+        )
         models = [row["id"] for row in table["data"]]
         values = [[_num(row.get(m)) for b, m in cfg.metric_ids()] for row in table["data"]]
         s = mpl.score(mpl.RawData(tuple(models), tuple(cfg.metric_ids()), np.array(values)), cfg)
@@ -53,7 +59,14 @@ def test_every_stored_mlpeg_score_is_reproduced(anchors):
 
 def test_oxidation_states_worked_example(anchors):
     # anchors README: normalised 0, 1, 0.567 with weights 5, 1, 1 -> (0 + 1 + 0.567) / 7 = 0.2238
-    path = anchors / "ml-peg" / "tables" / "physicality" / "oxidation_states" / "oxidation_states_table.json"
+    path = (
+        anchors
+        / "ml-peg"
+        / "tables"
+        / "physicality"
+        / "oxidation_states"
+        / "oxidation_states_table.json"
+    )
     table = json.loads(path.read_text(encoding="utf-8"))
     row = next(r for r in table["data"] if r["id"] == "mace-mp-0a")
     assert row["Score"] == pytest.approx(0.2238, abs=1e-4)

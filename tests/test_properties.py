@@ -75,12 +75,25 @@ def test_every_score_is_in_unit_interval_or_missing(data):
 
 
 @settings(max_examples=150, deadline=None)
-@given(finite, finite, st.lists(finite, min_size=2, max_size=20), st.sampled_from(["linear", "traffic_light"]))
+@given(
+    finite,
+    finite,
+    st.lists(finite, min_size=2, max_size=20),
+    st.sampled_from(["linear", "traffic_light"]),
+)
 def test_scores_are_monotone_in_the_metric_direction(good, bad, xs, norm):
     if good == bad:
         return
     cfg = mpl.config_from_dict(
-        {"categories": {"C": {"benchmarks": {"B": {"metrics": {"m": {"good": good, "bad": bad, "normaliser": norm}}}}}}}
+        {
+            "categories": {
+                "C": {
+                    "benchmarks": {
+                        "B": {"metrics": {"m": {"good": good, "bad": bad, "normaliser": norm}}}
+                    }
+                }
+            }
+        }
     )
     xs = np.sort(np.array(xs))
     raw = mpl.RawData(tuple(f"x{i}" for i in range(len(xs))), tuple(cfg.metric_ids()), xs[:, None])
@@ -127,15 +140,19 @@ def test_reordering_models_changes_no_model_score(data, rnd):
 @settings(max_examples=100, deadline=None)
 @given(configs(), names, names)
 def test_yaml_round_trip_gives_an_equal_config(cfg, cat_name, metric_name):
-    renamed = mpl.config_from_dict(
-        {
-            **mpl.config_to_dict(cfg),
-            "title": cat_name,
-            "categories": {
-                (cat_name if i == 0 else k): v
-                for i, (k, v) in enumerate(mpl.config_to_dict(cfg)["categories"].items())
-            },
-        }
-    ) if cat_name not in mpl.config_to_dict(cfg)["categories"] else cfg
+    renamed = (
+        mpl.config_from_dict(
+            {
+                **mpl.config_to_dict(cfg),
+                "title": cat_name,
+                "categories": {
+                    (cat_name if i == 0 else k): v
+                    for i, (k, v) in enumerate(mpl.config_to_dict(cfg)["categories"].items())
+                },
+            }
+        )
+        if cat_name not in mpl.config_to_dict(cfg)["categories"]
+        else cfg
+    )
     assert mpl.loads_config(mpl.dump_config(renamed)) == renamed
     assert mpl.loads_config(mpl.dump_config(cfg)) == cfg

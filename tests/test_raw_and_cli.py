@@ -40,7 +40,9 @@ def errors(text: str) -> list[str]:
 
 
 def test_long_csv_with_bom_extra_columns_and_missing_values():
-    raw = load("\ufeffcategory,model,benchmark,metric,value\nCat,a,Iris,Accuracy,0.75\nCat,a,Iris,Time,NaN\nCat,b,Iris,Accuracy,\n")
+    raw = load(
+        "\ufeffcategory,model,benchmark,metric,value\nCat,a,Iris,Accuracy,0.75\nCat,a,Iris,Time,NaN\nCat,b,Iris,Accuracy,\n"
+    )
     assert raw.models == ("a", "b")
     assert raw.values[0, 0] == 0.75
     assert np.isnan(raw.values[0, 1]) and np.isnan(raw.values[1]).all()
@@ -66,7 +68,10 @@ def test_every_problem_has_its_line_number():
 
 
 def test_ignore_unknown_skips_with_a_warning():
-    raw = load("model,benchmark,metric,value\na,Wine,Accuracy,0.8\na,Iris,Accuracy,0.9\n", ignore_unknown=True)
+    raw = load(
+        "model,benchmark,metric,value\na,Wine,Accuracy,0.8\na,Iris,Accuracy,0.9\n",
+        ignore_unknown=True,
+    )
     assert raw.values[0, 0] == 0.9
     assert raw.warnings == ["<upload>:2: unknown benchmark 'Wine' (skipped)"]
 
@@ -80,12 +85,17 @@ def test_wide_csv_is_accepted():
 def test_latin1_bytes_and_bad_headers_are_clear_errors():
     cfg = mpl.loads_config(CONFIG)
     with pytest.raises(DataError, match="not UTF-8"):
-        mpl.load_raw(io.BytesIO("model,benchmark,metric,value\nna\xefve,Iris,Time,1\n".encode("latin-1")), cfg)
+        mpl.load_raw(
+            io.BytesIO("model,benchmark,metric,value\nna\xefve,Iris,Time,1\n".encode("latin-1")),
+            cfg,
+        )
     assert "expected a header" in errors("a,b\n1,2\n")[0]
 
 
 def test_strange_model_names_are_kept_verbatim():
-    raw = load('model,benchmark,metric,value\n"<img src=x onerror=alert(1)>",Iris,Time,1\n=SUM(A1),Iris,Time,2\nκ-ω ²,Iris,Time,3\n')
+    raw = load(
+        'model,benchmark,metric,value\n"<img src=x onerror=alert(1)>",Iris,Time,1\n=SUM(A1),Iris,Time,2\nκ-ω ²,Iris,Time,3\n'
+    )
     assert raw.models == ("<img src=x onerror=alert(1)>", "=SUM(A1)", "κ-ω ²")
 
 
@@ -101,7 +111,18 @@ def dataset(tmp_path):
 
 def test_cli_score_writes_four_tables(dataset, tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["score", str(dataset / "config.yml"), str(dataset / "raw_metrics.csv"), "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "score",
+                str(dataset / "config.yml"),
+                str(dataset / "raw_metrics.csv"),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     overall = pd.read_csv(out / "overall_scores.csv")
     assert list(overall.columns) == ["model", "score", "rank"]
     # a: (0.5 + 0.5) / 2 = 0.5; b: 1; '=cmd': invalidated (Time missing) -> ranks last
@@ -116,7 +137,9 @@ def test_cli_score_writes_four_tables(dataset, tmp_path, capsys):
 
 def test_cli_score_accepts_a_directory_json_and_scale(dataset, tmp_path):
     out = tmp_path / "json"
-    assert main(["score", str(dataset), "--out", str(out), "--format", "json", "--scale", "100"]) == 0
+    assert (
+        main(["score", str(dataset), "--out", str(out), "--format", "json", "--scale", "100"]) == 0
+    )
     rows = json.loads((out / "overall_scores.json").read_text())
     a = next(r for r in rows if r["model"] == "a")
     assert a["score"] == 50.0 and a["rank"] == 2
@@ -134,7 +157,9 @@ def test_cli_validate_and_bad_input_exit_2_with_one_line_per_problem(dataset, tm
     assert main(["validate", str(dataset)]) == 0
     assert "OK: 1 categories, 1 benchmarks, 2 metrics; 3 models" in capsys.readouterr().out
     bad = tmp_path / "bad.yml"
-    bad.write_text(CONFIG.replace("bad: 0.5", "bad: abc").replace("good: 0,", "good: x,"), encoding="utf-8")
+    bad.write_text(
+        CONFIG.replace("bad: 0.5", "bad: abc").replace("good: 0,", "good: x,"), encoding="utf-8"
+    )
     assert main(["validate", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [

@@ -89,7 +89,9 @@ def test_skip_renormalises_and_reports_coverage():
 
 
 def test_a_category_may_override_the_missing_policy():
-    text = TREE.format(missing="invalidate").replace("    weight: 2\n", "    weight: 2\n    missing: skip\n", 1)
+    text = TREE.format(missing="invalidate").replace(
+        "    weight: 2\n", "    weight: 2\n    missing: skip\n", 1
+    )
     cfg = mpl.loads_config(text)
     s = mpl.score(raw_csv(cfg, ROWS), cfg)
     assert s.categories.loc["q", "A"] == pytest.approx(1.0)

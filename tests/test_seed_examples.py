@@ -58,11 +58,19 @@ def lights(model, bench, prefix, n_green, n_orange, n_red):
 
 def lips_raw(cfg):
     rows = ["model,benchmark,metric,value"]
-    rows += lights("Grid2Op", "ML (test)", "q", 6, 0, 0) + lights("Grid2Op", "Physics (test)", "P", 8, 0, 0)
-    rows += lights("Grid2Op", "ML (OOD)", "q", 6, 0, 0) + lights("Grid2Op", "Physics (OOD)", "P", 8, 0, 0)
+    rows += lights("Grid2Op", "ML (test)", "q", 6, 0, 0) + lights(
+        "Grid2Op", "Physics (test)", "P", 8, 0, 0
+    )
+    rows += lights("Grid2Op", "ML (OOD)", "q", 6, 0, 0) + lights(
+        "Grid2Op", "Physics (OOD)", "P", 8, 0, 0
+    )
     rows += ["Grid2Op,Speed-up,speed-up,3.77"]
-    rows += lights("LeapNet", "ML (test)", "q", 2, 2, 2) + lights("LeapNet", "Physics (test)", "P", 2, 1, 5)
-    rows += lights("LeapNet", "ML (OOD)", "q", 0, 4, 2) + lights("LeapNet", "Physics (OOD)", "P", 2, 1, 5)
+    rows += lights("LeapNet", "ML (test)", "q", 2, 2, 2) + lights(
+        "LeapNet", "Physics (test)", "P", 2, 1, 5
+    )
+    rows += lights("LeapNet", "ML (OOD)", "q", 0, 4, 2) + lights(
+        "LeapNet", "Physics (OOD)", "P", 2, 1, 5
+    )
     rows += ["LeapNet,Speed-up,speed-up,11.9"]
     return mpl.load_raw(io.BytesIO("\n".join(rows).encode()), cfg)
 

@@ -321,7 +321,7 @@ def build_layout(
             )
         )
     else:
-        toolbar.append(dcc.Store(id="preset"))
+        toolbar.append(html.Div(dcc.Dropdown(id="preset", options=[]), style={"display": "none"}))
     toolbar += [
         html.Div(
             [

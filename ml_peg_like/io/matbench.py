@@ -222,8 +222,8 @@ def _thresholds(kind: str, values: list[float]) -> tuple[float, float]:
         return 0.0, nice_ceil(worst) if worst > 0 else 1.0
     # unknown: higher assumed, from the data
     hi, lo = max(finite, default=1.0), min(finite, default=0.0)
-    if hi == lo:
-        hi, lo = lo + 1.0, lo
+    if not hi > lo:
+        hi = lo + max(1.0, abs(lo))
     return hi, lo
 
 
@@ -273,7 +273,13 @@ def _model_attributes(doc: Mapping, model: str, family: str) -> dict[str, Any]:
 
 
 def find_model_files(src: Path) -> list[Path]:
-    return sorted(p for p in list(src.rglob("*.yml")) + list(src.rglob("*.yaml")) if p.is_file())
+    """Model YAMLs under ``src`` (not the config.yml of a dataset directory written there)."""
+    found = list(src.rglob("*.yml")) + list(src.rglob("*.yaml"))
+    return sorted(
+        p
+        for p in found
+        if p.is_file() and not (p.name == "config.yml" and (p.parent / "raw_metrics.csv").is_file())
+    )
 
 
 def matbench_to_dataset(src: str | Path, *, strict: bool = False) -> Converted:

@@ -630,6 +630,12 @@ def _compress(key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     return ids.reshape(-1), uniques
 
 
+def _segment_ids(mcodes: np.ndarray, n_bench: int, bench: np.ndarray) -> np.ndarray:
+    g = mcodes * n_bench
+    g += bench
+    return g
+
+
 @dataclass
 class _Table:
     """The predictions as flat arrays; ``g`` numbers the (model, benchmark) segments."""
@@ -803,12 +809,12 @@ def _prepare(df: pd.DataFrame, spec: Spec) -> _Table:
         models=mnames,
         n_models=len(mnames),
         n_bench=len(spec.benchmarks),
-        g=mcodes * len(spec.benchmarks) + bench,
+        g=_segment_ids(mcodes, len(spec.benchmarks), bench),
         bench=bench,
         sample=scodes,
         n_samples=max(n_samples, 1),
     )
-    rows_g = np.bincount(t.g, minlength=t.n_groups)
+    rows_g = t.rows_g = np.bincount(t.g, minlength=t.n_groups)
     for i in np.flatnonzero(rows_g.reshape(t.n_models, t.n_bench).sum(axis=0) == 0):
         problems.append(
             Problem(
@@ -852,12 +858,12 @@ def _prepare(df: pd.DataFrame, spec: Spec) -> _Table:
         raise DataError(problems)
 
     # rows of each benchmark that need a column (boolean lookup by benchmark index)
-    def rows_needing(col: str) -> np.ndarray:
+    def rows_needing(col: str) -> np.ndarray | bool:
         sel = np.zeros(len(spec.benchmarks), dtype=bool)
         for i, b in enumerate(spec.benchmarks):
             if b.name in need_cols.get(col, ()):
                 sel[i] = True
-        return sel[bench]
+        return True if sel.all() else sel[bench]
 
     for c in ("reference", *(f"reference_{x}" for x in VECTOR_COLS)):
         if c in need_cols:
@@ -895,24 +901,26 @@ def _prepare(df: pd.DataFrame, spec: Spec) -> _Table:
         raise DataError(problems)
 
     # --- validity of predictions ------------------------------------------------------------
-    valid = np.ones(len(df), dtype=bool)
-    if "scalar" in used_kinds or "distribution" in used_kinds:
-        p = t.cols["prediction"]
-        ok = np.isfinite(p)
-        if "distribution" in used_kinds:
-            ok &= ~((row_kind == KINDS.index("distribution")) & (p < 0))
-        sel = row_kind != KINDS.index("vector")
-        valid &= ok | ~sel
-    if "vector" in used_kinds:
-        ok = np.ones(len(df), dtype=bool)
-        for c in VECTOR_COLS:
-            ok &= np.isfinite(t.cols[f"prediction_{c}"])
-        valid &= ok | (row_kind != KINDS.index("vector"))
+    if used_kinds == {"scalar"}:
+        valid = np.isfinite(t.cols["prediction"])
+    else:
+        valid = np.ones(len(df), dtype=bool)
+        if "scalar" in used_kinds or "distribution" in used_kinds:
+            p = t.cols["prediction"]
+            ok = np.isfinite(p)
+            if "distribution" in used_kinds:
+                ok &= ~((row_kind == KINDS.index("distribution")) & (p < 0))
+            sel = row_kind != KINDS.index("vector")
+            valid &= ok | ~sel
+        if "vector" in used_kinds:
+            ok = np.ones(len(df), dtype=bool)
+            for c in VECTOR_COLS:
+                ok &= np.isfinite(t.cols[f"prediction_{c}"])
+            valid &= ok | (row_kind != KINDS.index("vector"))
 
     # --- duplicates, samples per benchmark, missing fraction ------------------------------------
     is_dist_b = kinds == KINDS.index("distribution")
     t.missing, t.valid = _missing(t, valid, is_dist_b, row_kind, source, first_line)
-    t.rows_g = rows_g
     return t
 
 
@@ -933,20 +941,25 @@ def _missing(t: _Table, valid, is_dist_b, row_kind, source, first_line):
     if K <= max(4 * key3.size, 1 << 20):  # dense tables indexed by (model, benchmark, sample)
         counts = np.bincount(key3, minlength=K)
         c3 = counts.reshape(M, B, S)
-        dup_max = c3[:, ~is_dist_b].max() if (~is_dist_b).any() else 0
+        if is_dist_row is None:
+            dup_max = counts.max()
+        else:
+            dup_max = c3[:, ~is_dist_b].max() if (~is_dist_b).any() else 0
         if dup_max > 1:
             dup = counts[key3] > 1
             _raise_dups(dup if is_dist_row is None else dup & ~is_dist_row, source, first_line)
-        present = c3 > 0
-        expected = present.any(axis=0).sum(axis=1)
-        if all_valid:
-            got = present.sum(axis=2)
+        expected = c3.any(axis=0).sum(axis=1)
+        if is_dist_row is None:
+            got = t.rows_g.copy()  # one row per sample
         else:
-            bad = np.bincount(key3[~valid], minlength=K) > 0
-            got = (present & ~bad.reshape(M, B, S)).sum(axis=2)
+            got = (c3 > 0).sum(axis=2).reshape(-1)
+        if not all_valid:
+            bad_keys = np.unique(key3[~valid])  # few: one per missing sample
+            got -= np.bincount(bad_keys // S, minlength=G)
             if is_dist_row is not None and (is_dist_row & ~valid).any():
+                bad = np.zeros(K, dtype=bool)
+                bad[bad_keys] = True
                 valid = valid & ~(bad[key3] & is_dist_row)  # a variable is valid as a whole
-        got = got.reshape(-1)
     else:  # sparse: sort the keys
         uniq, ids, counts = np.unique(key3, return_inverse=True, return_counts=True)
         ids = ids.reshape(-1)
@@ -1012,13 +1025,14 @@ class _Rows:
         if sel_rows is None:
             self.g = t.g
             self.cnt = np.append(t.rows_g, 0)
-        elif sel_rows.mean() < 0.3:
+        elif np.count_nonzero(sel_rows) < 0.3 * sel_rows.size:
             self.idx = np.flatnonzero(sel_rows)
             self.g = t.g[self.idx]
             self.cnt = None
         else:
             self.g = np.where(sel_rows, t.g, t.n_groups)
-            self.cnt = None
+            out = t.g[~sel_rows]
+            self.cnt = np.append(t.rows_g - np.bincount(out, minlength=t.n_groups), out.size)
         self._cache: dict[Any, np.ndarray] = {}
 
     def __getitem__(self, name: str) -> np.ndarray:

@@ -130,9 +130,8 @@ def main(argv=None) -> int:
     wide = out[out.metric.isin(["MAE", "RMSE"])].pivot_table(
         index=["model", "benchmark"], columns="metric", values="value"
     )
-    base = base.copy()
-    base.index = base.index.set_levels([lv.astype(str) for lv in base.index.levels])
-    joined = wide.join(base, rsuffix="_base", how="inner")
+    base = base.reset_index().astype({"model": str, "benchmark": str})
+    joined = wide.reset_index().merge(base, on=["model", "benchmark"], suffixes=("", "_base"))
     assert len(joined) == N_MODELS * N_BENCH
     np.testing.assert_allclose(joined["MAE"], joined["MAE_base"], rtol=1e-9)
     np.testing.assert_allclose(joined["RMSE"], joined["RMSE_base"], rtol=1e-9)

@@ -630,6 +630,26 @@ def _compress(key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     return ids.reshape(-1), uniques
 
 
+def _first_appearance(codes: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """The codes marked ``used``, in order of first appearance in ``codes``.
+
+    Looks only at the starts of runs of equal codes when the table is grouped (the usual
+    layout), else at growing prefixes (a shuffled table shows every code early).
+    """
+    want = int(used.sum())
+    starts = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    if starts.size < codes.size // 8:
+        first = pd.unique(np.concatenate((codes[:1], codes[starts])))
+        return first[used[first]].astype(np.int64)
+    k = 1 << 16
+    while True:
+        first = pd.unique(codes[:k])
+        first = first[used[first]]
+        if first.size == want or k >= codes.size:
+            return first.astype(np.int64)
+        k *= 4
+
+
 def _segment_ids(mcodes: np.ndarray, n_bench: int, bench: np.ndarray) -> np.ndarray:
     g = mcodes * n_bench
     g += bench
@@ -651,6 +671,7 @@ class _Table:
     valid: np.ndarray | None = None  # row has a usable prediction
     missing: np.ndarray | None = None  # (n_groups,) missing fraction
     rows_g: np.ndarray | None = None  # (n_groups,) rows per segment
+    model_order: np.ndarray | None = None  # models with rows, in order of first appearance
 
     @property
     def n_groups(self) -> int:
@@ -768,22 +789,14 @@ def _prepare(df: pd.DataFrame, spec: Spec) -> _Table:
         raise DataError(problems)
 
     # --- models ---------------------------------------------------------------------------------
-    mcodes, mnames = _codes(df[lower["model"]])
+    mcol = df[lower["model"]]
+    if isinstance(mcol.dtype, pd.CategoricalDtype):  # keep the category numbering (no gather)
+        mcodes = mcol.cat.codes.to_numpy().astype(np.int64)
+        mnames = np.asarray(mcol.cat.categories.astype(str), dtype=object)
+    else:
+        mcodes, mnames = _codes(mcol)
     if (mcodes < 0).any():
         _report_rows(mcodes < 0, "empty model name", source, first_line, problems)
-    mnames = np.asarray([str(n).strip() for n in mnames], dtype=object)
-    for n in mnames:
-        if not n or _CONTROL.search(n) or len(n) > 200:
-            problems.append(
-                Problem(
-                    source or "predictions",
-                    f"bad model name {_fmt(n)}: 1-200 characters, no control characters",
-                )
-            )
-    if len(set(mnames.tolist())) != len(mnames):
-        problems.append(
-            Problem(source or "predictions", "model names differ only by surrounding spaces")
-        )
 
     # --- samples --------------------------------------------------------------------------------
     scol = df[lower["sample"]]
@@ -815,6 +828,21 @@ def _prepare(df: pd.DataFrame, spec: Spec) -> _Table:
         n_samples=max(n_samples, 1),
     )
     rows_g = t.rows_g = np.bincount(t.g, minlength=t.n_groups)
+    t.model_order = _first_appearance(mcodes, rows_g.reshape(t.n_models, t.n_bench).sum(axis=1) > 0)
+    names = [str(n).strip() for n in mnames[t.model_order]]
+    t.models = np.asarray([str(n).strip() for n in mnames], dtype=object)
+    for n in names:
+        if not n or _CONTROL.search(n) or len(n) > 200:
+            problems.append(
+                Problem(
+                    source or "predictions",
+                    f"bad model name {_fmt(n)}: 1-200 characters, no control characters",
+                )
+            )
+    if len(set(names)) != len(names):
+        problems.append(
+            Problem(source or "predictions", "model names differ only by surrounding spaces")
+        )
     for i in np.flatnonzero(rows_g.reshape(t.n_models, t.n_bench).sum(axis=0) == 0):
         problems.append(
             Problem(
@@ -1197,7 +1225,10 @@ def compute_raw_metrics(predictions: pd.DataFrame, spec: Spec | Mapping) -> pd.D
         for j, k in uses:
             values[j][k] = seg[:, j] * spec.benchmarks[j].metrics[k].scale
 
-    missing = t.missing.reshape(t.n_models, t.n_bench)
+    order = t.model_order
+    missing = t.missing.reshape(t.n_models, t.n_bench)[order]
+    values = [v[:, order] for v in values]
+    models = t.models[order]
     frames = []
     for j, b in enumerate(spec.benchmarks):
         too_many = missing[:, j] > b.max_missing + 1e-12
@@ -1208,11 +1239,11 @@ def compute_raw_metrics(predictions: pd.DataFrame, spec: Spec | Mapping) -> pd.D
         frames.append(
             pd.DataFrame(
                 {
-                    "model": np.repeat(t.models, len(names)),
+                    "model": np.repeat(models, len(names)),
                     "benchmark": b.name,
-                    "metric": np.tile(np.asarray(names, dtype=object), t.n_models),
+                    "metric": np.tile(np.asarray(names, dtype=object), models.size),
                     "value": block.T.reshape(-1),
-                    "_m": np.repeat(np.arange(t.n_models), len(names)),
+                    "_m": np.repeat(np.arange(models.size), len(names)),
                     "_b": j,
                 }
             )

@@ -1,0 +1,495 @@
+"""Browser tests of the dashboard: headless Debian Chromium (Playwright) against the app served
+in-process on a random loopback port. Every expected number comes from the engine
+(``score(raw, config.apply_changes(...))``) formatted by the Python twins of the grid's formatters.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import time
+import zipfile
+
+import pytest
+import yaml
+from browser_utils import chromium, live_server, require_browser, small_dataset
+
+from ml_peg_like import loads_config, score
+from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard.tables import fmt_raw, fmt_score
+
+pytestmark = pytest.mark.browser
+
+IRIS_ACC = "Classification/Iris/Accuracy"
+SPEED = "Speed <b>&amp;</b> <script>x</script>"
+
+
+class ServerErrors(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record):
+        self.records.append(record.getMessage())
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    require_browser()
+    cfg, raw = small_dataset(tmp_path_factory.mktemp("small"))
+    app = create_app(cfg, raw)
+    errors = ServerErrors()
+    app.server.logger.addHandler(errors)
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    with live_server(app) as url, chromium() as browser:
+        context = browser.new_context(
+            viewport={"width": 1280, "height": 800}, accept_downloads=True
+        )
+        page = context.new_page()
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+        posts: list[int] = []
+        page.on(
+            "response",
+            lambda r: posts.append(r.status) if "_dash-update-component" in r.url else None,
+        )
+        page.goto(url)
+        page.wait_for_selector(".ag-cell[col-id='o']")
+        yield dict(
+            cfg=cfg,
+            raw=raw,
+            app=app,
+            url=url,
+            page=page,
+            context=context,
+            problems=problems,
+            posts=posts,
+            server_errors=errors.records,
+        )
+        context.close()
+
+
+# ------------------------------------------------------------------------------------------------
+# helpers
+# ------------------------------------------------------------------------------------------------
+
+COLLECT = """(col) => {
+  const names = {}, vals = {}, out = {};
+  const rows = document.querySelectorAll(
+    '.ag-center-cols-container .ag-row, .ag-pinned-left-cols-container .ag-row');
+  rows.forEach(r => {
+    const i = r.getAttribute('row-index');
+    const m = r.querySelector('.ag-cell[col-id="model"]');
+    if (m) names[i] = m.textContent;
+    const c = r.querySelector(`.ag-cell[col-id="${col}"]`);
+    if (c) vals[i] = c.textContent.trim();
+  });
+  for (const i in vals) if (i in names) out[names[i]] = vals[i];
+  return out;
+}"""
+
+
+def column(page, col: str) -> dict[str, str]:
+    return page.evaluate(COLLECT, col)
+
+
+def wait_column(page, col: str, expected: dict[str, str], timeout: float = 8.0) -> dict[str, str]:
+    deadline = time.time() + timeout
+    got = {}
+    while time.time() < deadline:
+        got = column(page, col)
+        if got == expected:
+            return got
+        page.wait_for_timeout(50)
+    assert got == expected, f"column {col}: shown {got}, expected {expected}"
+    return got
+
+
+def expect(scores, frame: str, key, scale=1.0) -> dict[str, str]:
+    df = getattr(scores, frame)
+    series = df[key] if key is not None else df["score"]
+    return {m: fmt_score(v, scale) for m, v in series.items()}
+
+
+def box(page, path: str, field: str):
+    return page.locator(f"input[name='{path}.{field}']")
+
+
+def box_class(page, path: str, field: str) -> str:
+    """Classes of the box's wrapper (dcc.Input puts className on a container)."""
+    return page.evaluate(
+        "(n) => document.querySelector(`input[name=\"${n}\"]`).closest('.box').className",
+        f"{path}.{field}",
+    )
+
+
+def commit(page, path: str, field: str, text: str) -> None:
+    b = box(page, path, field)
+    b.fill(text)
+    b.press("Enter")
+
+
+def goto_view(page, path: str) -> None:
+    page.locator("#sidebar button.nav-item[title]").filter(has_text=path.split("/")[-1]).first
+    page.evaluate(
+        """(p) => { for (const b of document.querySelectorAll('#sidebar .nav-item')) {
+             if (JSON.parse(b.id).path === p) { b.click(); return; } } }""",
+        path,
+    )
+    page.wait_for_function(
+        """(p) => { const a = document.querySelector('#sidebar .nav-item.active');
+                    return a && JSON.parse(a.id).path === p; }""",
+        arg=path,
+    )
+
+
+def settle(page, ms: int = 250) -> None:
+    page.wait_for_timeout(ms)
+
+
+# ------------------------------------------------------------------------------------------------
+# tests (they share one page and run in file order)
+# ------------------------------------------------------------------------------------------------
+
+
+def test_formatters_match_their_python_twins(env):
+    page = env["page"]
+    values = [
+        0,
+        0.0625,
+        0.1235,
+        0.99951,
+        1,
+        12.5,
+        0.0015,
+        0.00012345,
+        1234.5,
+        99999.5,
+        1234567,
+        -0.5,
+        -3.14159,
+        2.5e-7,
+        0.3333333333,
+    ]
+    js = page.evaluate(
+        """(vs) => vs.map(v => [window.dashAgGridFunctions.fmtRaw(v),
+                                window.dashAgGridFunctions.fmtScore(v, 1),
+                                window.dashAgGridFunctions.fmtScore(v, 100)])""",
+        values,
+    )
+    py = [[fmt_raw(v), fmt_score(v, 1), fmt_score(v, 100)] for v in values]
+    assert js == py
+
+
+def test_overview_shows_the_engine_scores_and_escapes_names(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    s = score(raw, cfg)
+    wait_column(page, "o", expect(s, "overall", None))
+    for i, c in enumerate(cfg.categories):
+        wait_column(page, f"c{i}", expect(s, "categories", c.name))
+    # a model called <script>…</script> is text, and no dialog ever opened
+    names = column(page, "model")
+    assert "<script>alert(1)</script>" in names.values()
+    assert (
+        page.locator(".ag-cell[col-id='model']", has_text="<script>alert(1)</script>").count() == 1
+    )
+    # missing is not zero: kNN has no overall score and a tooltip reason in the row data
+    assert column(page, "o")["kNN"] == "—"
+    assert not env["problems"]
+
+
+def test_threshold_edit_rescores_every_level_in_one_round_trip(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    goto_view(page, "Classification/Iris")
+    settle(page)
+    n0 = len(env["posts"])
+    commit(page, IRIS_ACC, "good", "0.95")
+    new = score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95}}))
+    old = score(raw, cfg)
+    assert expect(new, "benchmarks", "Iris") != expect(old, "benchmarks", "Iris")
+    wait_column(page, "bs", expect(new, "benchmarks", "Iris"))
+    wait_column(page, "o", expect(new, "overall", None))
+    settle(page, 300)
+    assert len(env["posts"]) - n0 == 1, "one edit = one server round trip"
+    assert "modified" in box_class(page, IRIS_ACC, "good")
+    # the normalised toggle shows the metric scores instead of the raw values
+    raw_shown = column(page, "r0")
+    assert raw_shown["Ridge"] == fmt_raw(0.9)
+    page.get_by_label("Normalised scores").check()
+    wait_column(page, "n0", {m: fmt_score(v) for m, v in new.metrics["Iris/Accuracy"].items()})
+    page.get_by_label("Raw values").check()
+    wait_column(page, "r0", raw_shown)
+    # the category and the overview show the same engine numbers
+    goto_view(page, "Classification")
+    wait_column(page, "cs", expect(new, "categories", "Classification"))
+    wait_column(page, "b0", expect(new, "benchmarks", "Iris"))
+    goto_view(page, "")
+    wait_column(page, "c0", expect(new, "categories", "Classification"))
+    wait_column(page, "o", expect(new, "overall", None))
+
+
+def test_plot_follows_an_edit(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    goto_view(page, "Classification/Iris")
+    page.wait_for_function(
+        "() => { const g = document.querySelector('#curve .js-plotly-plot');"
+        " return g && g.layout && g.layout.shapes && g.layout.shapes.length === 2; }"
+    )
+
+    def shapes():
+        return page.evaluate(
+            "() => document.querySelector('#curve .js-plotly-plot').layout.shapes.map(s => s.x0)"
+        )
+
+    assert shapes() == [0.95, 0.5]
+    commit(page, IRIS_ACC, "bad", "0.6")
+    page.wait_for_function(
+        "() => document.querySelector('#curve .js-plotly-plot').layout.shapes[1].x0 === 0.6"
+    )
+    new = score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95, "bad": 0.6}}))
+    pts = page.evaluate(
+        "() => { const d = document.querySelector('#curve .js-plotly-plot').data[1];"
+        " const f = a => Array.from(a && a._inputArray ? a._inputArray : a);"
+        " return [f(d.x), f(d.y)]; }"
+    )
+    got = dict(zip(pts[0], pts[1], strict=True))
+    want = new.metrics["Iris/Accuracy"]
+    for m, x in new.raw["Iris/Accuracy"].items():
+        assert got[x] == pytest.approx(want[m])
+    wait_column(page, "o", expect(new, "overall", None))
+
+
+def test_weight_edit_rescores(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    goto_view(page, "")
+    commit(page, "Classification", "weight", "0.5")
+    new = score(
+        raw,
+        cfg.apply_changes(
+            {IRIS_ACC: {"good": 0.95, "bad": 0.6}, "Classification": {"weight": 0.5}}
+        ),
+    )
+    wait_column(page, "o", expect(new, "overall", None))
+    # rank movement against the defaults: the ± column shows default rank - current rank
+    base = score(raw, cfg)
+    deltas = column(page, "d")
+    for m in new.models:
+        d = int(base.overall["rank"][m] - new.overall["rank"][m])
+        assert deltas[m] == ("" if d == 0 else (f"▲{d}" if d > 0 else f"▼{-d}"))
+
+
+@pytest.mark.parametrize(
+    "path,field,text,needle",
+    [
+        ("Classification", "weight", "abc", "number"),
+        ("Classification", "weight", "", "empty"),
+        ("Classification", "weight", "nan", "finite"),
+        ("Classification", "weight", "inf", "finite"),
+        ("Regression", "weight", "-1", ">= 0"),
+    ],
+)
+def test_bad_input_turns_the_box_red_and_keeps_the_scores(env, path, field, text, needle):
+    page = env["page"]
+    goto_view(page, "")
+    before = column(page, "o")
+    commit(page, path, field, text)
+    page.wait_for_function(
+        "(n) => document.querySelector(`input[name=\"${n}\"]`).closest('.box').classList.contains('invalid')",
+        arg=f"{path}.{field}",
+    )
+    msg = page.locator(".msg").filter(has_text=needle)
+    assert msg.count() == 1, page.locator(".msg").all_text_contents()
+    settle(page, 200)
+    assert column(page, "o") == before
+    # a valid value clears the error
+    commit(page, path, field, "0.5" if path == "Classification" else "1")
+    page.wait_for_function(
+        "(n) => !document.querySelector(`input[name=\"${n}\"]`).closest('.box').classList.contains('invalid')",
+        arg=f"{path}.{field}",
+    )
+    assert "invalid" not in box_class(page, path, field)
+    assert not env["server_errors"] and not env["problems"]
+
+
+def test_good_equal_bad_and_all_zero_weights_are_refused(env):
+    page = env["page"]
+    goto_view(page, "Classification/Iris")
+    before = column(page, "o")
+    commit(page, IRIS_ACC, "good", "0.6")  # bad is 0.6
+    page.wait_for_selector(".msg:has-text('differ')")
+    assert "invalid" in box_class(page, IRIS_ACC, "good")
+    assert column(page, "o") == before
+    commit(page, IRIS_ACC, "good", "0.95")
+    page.wait_for_function(
+        "(n) => !document.querySelector(`input[name=\"${n}\"]`).closest('.box').classList.contains('invalid')",
+        arg=f"{IRIS_ACC}.good",
+    )
+    commit(page, IRIS_ACC, "weight", "0")
+    settle(page, 300)
+    commit(page, "Classification/Iris/F1", "weight", "0")
+    page.wait_for_selector(".msg:has-text('weight 0')")
+    assert column(page, "o") != {}
+    commit(page, "Classification/Iris/F1", "weight", "2")
+    commit(page, IRIS_ACC, "weight", "1")
+    settle(page, 300)
+    assert not env["server_errors"] and not env["problems"]
+
+
+def test_url_round_trip_and_back_forward(env):
+    page, cfg, raw, context = env["page"], env["cfg"], env["raw"], env["context"]
+    goto_view(page, "")
+    changes = {IRIS_ACC: {"good": 0.95, "bad": 0.6}, "Classification": {"weight": 0.5}}
+    want = expect(score(raw, cfg.apply_changes(changes)), "overall", None)
+    wait_column(page, "o", want)
+    url = page.url
+    assert "s=" in url
+    from ml_peg_like.dashboard.state import decode_changes, parse_query
+
+    assert decode_changes(parse_query(url.split("?", 1)[1])["s"]) == changes
+    other = context.new_page()
+    other.goto(url)
+    wait_column(other, "o", want)
+    assert box(other, "Classification", "weight").input_value() == "0.5"
+    other.reload()
+    wait_column(other, "o", want)
+    other.close()
+    # back undoes an edit (the previous URL), forward redoes it
+    commit(page, "Regression", "weight", "3")
+    more = {**changes, "Regression": {"weight": 3.0}}
+    wait_column(page, "o", expect(score(raw, cfg.apply_changes(more)), "overall", None))
+    page.go_back()
+    wait_column(page, "o", want)
+    assert box(page, "Regression", "weight").input_value() == "1"
+    page.go_forward()
+    wait_column(page, "o", expect(score(raw, cfg.apply_changes(more)), "overall", None))
+    assert box(page, "Regression", "weight").input_value() == "3"
+    page.go_back()
+    wait_column(page, "o", want)
+
+
+def test_downloads_hold_the_current_scores(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    changes = {IRIS_ACC: {"good": 0.95, "bad": 0.6}, "Classification": {"weight": 0.5}}
+    cur = cfg.apply_changes(changes)
+    s = score(raw, cur)
+    with page.expect_download() as dl:
+        page.click("#dl-csv-btn")
+    data = open(dl.value.path(), "rb").read()
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        names = set(zf.namelist())
+        assert {
+            "overall_scores.csv",
+            "category_scores.csv",
+            "benchmark_scores.csv",
+            "metric_scores.csv",
+        } <= names
+        import pandas as pd
+
+        ov = pd.read_csv(zf.open("overall_scores.csv")).set_index("model")
+    for m in s.models:
+        want = s.overall["score"][m]
+        got = ov["score"][m]
+        assert (pd.isna(want) and pd.isna(got)) or got == pytest.approx(want, abs=1e-12)
+    with page.expect_download() as dl:
+        page.click("#dl-xlsx-btn")
+    import openpyxl
+
+    assert dl.value.suggested_filename == "scores.xlsx"
+    wb = openpyxl.load_workbook(io.BytesIO(open(dl.value.path(), "rb").read()))
+    assert len(wb.sheetnames) == 4
+    ws = wb[[n for n in wb.sheetnames if "overall" in n][0]]
+    header = [c.value for c in ws[1]]
+    rows = {
+        r[0]: dict(zip(header, r, strict=True)) for r in ws.iter_rows(min_row=2, values_only=True)
+    }
+    assert rows["Ridge"]["score"] == pytest.approx(s.overall["score"]["Ridge"])
+    with page.expect_download() as dl:
+        page.click("#dl-yaml-btn")
+    text = open(dl.value.path(), encoding="utf-8").read()
+    again = loads_config(text)
+    s2 = score(raw, again)
+    assert s2.overall["score"].fillna(-1).tolist() == s.overall["score"].fillna(-1).tolist()
+    assert cfg.diff(again) == cfg.diff(cur)
+
+
+def test_reset_all_and_per_row(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    goto_view(page, "")
+    page.click("button[id*='reset'][id*='Classification']")
+    want = expect(
+        score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95, "bad": 0.6}})), "overall", None
+    )
+    wait_column(page, "o", want)
+    assert box(page, "Classification", "weight").input_value() == "2"
+    page.click("#reset-all")
+    wait_column(page, "o", expect(score(raw, cfg), "overall", None))
+    assert page.locator("#reset-all").is_disabled()
+    goto_view(page, "Classification/Iris")
+    assert box(page, IRIS_ACC, "good").input_value() == "1"
+    assert "modified" not in box_class(page, IRIS_ACC, "good")
+
+
+def test_upload_applies_a_config_and_refuses_bad_files(env, tmp_path):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    goto_view(page, "")
+    changed = cfg.apply_changes(
+        {"Regression/Diabetes/MAE": {"good": 45}, "Regression": {"weight": 3}}
+    )
+    from ml_peg_like import dump_config
+
+    good = tmp_path / "mine.yml"
+    good.write_text(dump_config(changed), encoding="utf-8")
+    page.set_input_files("#upload input[type=file]", str(good))
+    wait_column(page, "o", expect(score(raw, changed), "overall", None))
+    assert "mine.yml" in page.locator("#status").inner_text()
+    assert box(page, "Regression", "weight").input_value() == "3"
+    bad = tmp_path / "bad.yml"
+    bad.write_text("categories: [1, 2\n", encoding="utf-8")
+    page.set_input_files("#upload input[type=file]", str(bad))
+    page.wait_for_selector("#status .err")
+    assert "bad.yml" in page.locator("#status").inner_text()
+    other = tmp_path / "other.yml"
+    data = yaml.safe_load(dump_config(cfg))
+    data["categories"]["Regression"]["benchmarks"]["Diabetes"]["metrics"]["New"] = {
+        "good": 1,
+        "bad": 0,
+    }
+    other.write_text(yaml.safe_dump(data), encoding="utf-8")
+    page.set_input_files("#upload input[type=file]", str(other))
+    page.wait_for_function(
+        "() => document.querySelector('#status').innerText.includes('different tree')"
+    )
+    wait_column(page, "o", expect(score(raw, changed), "overall", None))
+    page.click("#reset-all")
+
+
+def test_preset_and_model_filter(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    goto_view(page, "")
+    page.click("#preset")
+    page.get_by_text("Only classification", exact=True).click()
+    wait_column(
+        page,
+        "o",
+        expect(score(raw, cfg.apply_changes(cfg.presets["Only classification"])), "overall", None),
+    )
+    page.click("#reset-all")
+    wait_column(page, "o", expect(score(raw, cfg), "overall", None))
+    page.click("#model-filter")
+    page.keyboard.type("Ridge")
+    page.locator(".dash-dropdown-option", has_text="Ridge").first.click()
+    page.keyboard.press("Escape")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.ag-center-cols-container .ag-row').length === 1"
+    )
+    assert column(page, "o") == {"Ridge": fmt_score(score(raw, cfg).overall["score"]["Ridge"])}
+
+
+def test_no_errors_anywhere(env):
+    assert not env["server_errors"], env["server_errors"]
+    assert not env["problems"], env["problems"]
+    assert all(s in (200, 204) for s in env["posts"]), env["posts"]
+    json.dumps(env["posts"])

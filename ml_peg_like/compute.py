@@ -617,12 +617,22 @@ def _codes(col: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64), np.asarray([str(u) for u in uniques], dtype=object)
 
 
+#: a table indexed by key (bincount) is used when it has at most max(DENSE_FACTOR * rows,
+#: DENSE_MIN) entries; larger key spaces are sorted instead (np.unique)
+DENSE_FACTOR = 4
+DENSE_MIN = 1 << 20
+
+
+def _dense_ok(size: int, n_rows: int) -> bool:
+    return size <= max(DENSE_FACTOR * n_rows, DENSE_MIN)
+
+
 def _compress(key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """Dense ids of integer keys in [0, size): ``(ids, uniques)`` with ``uniques`` sorted.
 
     Uses a bincount table when ``size`` is small enough, a hash table otherwise.
     """
-    if size <= max(4 * key.size, 1 << 20):
+    if _dense_ok(size, key.size):
         present = np.bincount(key, minlength=size) > 0
         remap = np.cumsum(present) - 1
         return remap[key], np.flatnonzero(present)
@@ -966,7 +976,7 @@ def _missing(t: _Table, valid, is_dist_b, row_kind, source, first_line):
     is_dist_row = None
     if is_dist_b.any():
         is_dist_row = row_kind == KINDS.index("distribution")
-    if K <= max(4 * key3.size, 1 << 20):  # dense tables indexed by (model, benchmark, sample)
+    if _dense_ok(K, key3.size):  # dense tables indexed by (model, benchmark, sample)
         counts = np.bincount(key3, minlength=K)
         c3 = counts.reshape(M, B, S)
         if is_dist_row is None:

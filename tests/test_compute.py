@@ -372,6 +372,85 @@ def test_vectorised_equals_per_group_functions(seed, n_models, n_samples, p_miss
                 assert got == pytest.approx(v, rel=1e-9, abs=1e-12), (model, bench, metric)
 
 
+def mixed_table() -> tuple[pd.DataFrame, dict]:
+    """Scalar, vector and distribution benchmarks in one table, with missing values."""
+    scalar = scalar_table().drop(columns=["n_atoms", "weight"])
+    scalar.loc[1, "prediction"] = np.nan
+    vec = pd.DataFrame(
+        {
+            "model": ["A", "A", "B", "B"],
+            "benchmark": "F",
+            "sample": ["a0", "a1"] * 2,
+            "reference_x": 0.0,
+            "reference_y": 0.0,
+            "reference_z": 0.0,
+            "prediction_x": [3.0, 0.0, 1.0, 2.0],
+            "prediction_y": [4.0, 0.0, np.nan, 0.0],
+            "prediction_z": [0.0, 1.0, 0.0, 0.0],
+        }
+    )
+    dist = distribution_table().rename(columns={"model": "m"})
+    dist["model"] = dist.pop("m").map({"Q": "A", "R": "B"})
+    dist.loc[
+        (dist.model == "B") & (dist["sample"] == "var0") & (dist.state == 0), "prediction"
+    ] = -0.1
+    spec = {
+        "max_missing": 1,
+        "benchmarks": {
+            "E": {
+                "metrics": [{"name": "MAE", "fn": "mae"}, {"name": "Max", "fn": "max_abs_error"}]
+            },
+            "F": {"kind": "vector", "metrics": [{"name": "MAE", "fn": "vector_mae"}]},
+            "MAR": {"kind": "distribution", "metrics": [{"name": "H", "fn": "mean_hellinger"}]},
+        },
+    }
+    return pd.concat([scalar, vec, dist], ignore_index=True), spec
+
+
+def check_mixed(out: pd.DataFrame) -> None:
+    h = math.sqrt(1 - math.sqrt(2) / 2)
+    assert value(out, "A", "E", "MAE") == pytest.approx(4 / 3)
+    assert value(out, "A", "E", "Max") == 2.0
+    assert value(out, "A", "E", MISSING_METRIC) == 0.25
+    assert value(out, "A", "F", "MAE") == pytest.approx(3.0)
+    assert value(out, "B", "F", "MAE") == pytest.approx(2.0)  # a NaN component: sample missing
+    assert value(out, "B", "F", MISSING_METRIC) == 0.5
+    assert value(out, "A", "MAR", "H") == pytest.approx((1 + 0 + h) / 3)
+    assert value(out, "B", "MAR", "H") == 0.0  # var0 has a negative probability: missing
+    assert value(out, "B", "MAR", MISSING_METRIC) == pytest.approx(1 / 3)
+
+
+def test_mixed_kinds_in_one_table():
+    df, spec = mixed_table()
+    check_mixed(compute_raw_metrics(df, spec))
+    check_mixed(compute_raw_metrics(df.sample(frac=1, random_state=3), spec))
+
+
+def test_sparse_key_path_gives_the_same_result(monkeypatch):
+    import ml_peg_like.compute as compute
+
+    df, spec = mixed_table()
+    dense = compute_raw_metrics(df, spec)
+    monkeypatch.setattr(compute, "DENSE_FACTOR", 0)
+    monkeypatch.setattr(compute, "DENSE_MIN", 0)
+    sparse = compute_raw_metrics(df, spec)
+    pd.testing.assert_frame_equal(dense, sparse)
+    check_mixed(sparse)
+    dup = pd.concat([scalar_table(), scalar_table().iloc[[2]]], ignore_index=True)
+    with pytest.raises(DataError, match="duplicate"):
+        compute_raw_metrics(dup, SCALAR_SPEC)
+
+
+def test_models_are_listed_in_order_of_first_appearance():
+    df = scalar_table().iloc[[4, 0, 5, 1, 6, 2, 7, 3]]  # B first, interleaved
+    for table in (df, df.astype({"model": "category"})):
+        out = compute_raw_metrics(table, SCALAR_SPEC)
+        assert out.model.drop_duplicates().tolist() == ["B", "A"]
+    cat = df.astype({"model": pd.CategoricalDtype(["zzz", "A", "B"])})  # unused category
+    out = compute_raw_metrics(cat, SCALAR_SPEC)
+    assert out.model.drop_duplicates().tolist() == ["B", "A"]
+
+
 # ------------------------------------------------------------------------------------------------
 # SPEC validation
 # ------------------------------------------------------------------------------------------------

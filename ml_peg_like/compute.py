@@ -1015,7 +1015,8 @@ def _missing(t: _Table, valid, is_dist_b, row_kind, source, first_line):
             if is_dist_row is not None and (is_dist_row & ~valid).any():
                 valid = valid & ~(bad[ids] & is_dist_row)
         got = np.bincount(ug[~bad], minlength=G)
-    missing = 1.0 - got / np.tile(expected, M).astype(float)
+    exp = np.tile(expected, M).astype(float)
+    missing = (exp - got) / exp  # exact for e.g. 1/50, unlike 1 - 49/50
     return missing, valid
 
 

@@ -133,7 +133,6 @@ def commit(page, path: str, field: str, text: str) -> None:
 
 
 def goto_view(page, path: str) -> None:
-    page.locator("#sidebar button.nav-item[title]").filter(has_text=path.split("/")[-1]).first
     page.evaluate(
         """(p) => { for (const b of document.querySelectorAll('#sidebar .nav-item')) {
              if (JSON.parse(b.id).path === p) { b.click(); return; } } }""",

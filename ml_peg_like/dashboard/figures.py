@@ -6,7 +6,6 @@ import html
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 
 from ..config import Metric
 from ..normalisers import apply_normaliser
@@ -16,34 +15,51 @@ from .tables import fmt_raw, fmt_score, resolved_params
 GOOD = "#1a7f37"
 BAD = "#cf222e"
 CURVE = "#0969da"
+CURVE_POINTS = 121
 FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 
 
-def empty_figure(message: str = "") -> go.Figure:
-    fig = go.Figure()
-    fig.update_layout(
-        template="plotly_white",
+AXIS = dict(gridcolor="#eaeef2", linecolor="#d0d7de", zeroline=False, ticks="outside",
+            tickcolor="#d0d7de", automargin=True)
+
+
+def _base_layout(**kw) -> dict:
+    layout = dict(
         height=320,
-        margin=dict(l=50, r=20, t=30, b=40),
-        font=dict(family=FONT, size=12),
-        xaxis=dict(visible=False),
-        yaxis=dict(visible=False),
-        annotations=[
-            dict(
-                text=html.escape(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper"
-            )
-        ]
-        if message
-        else [],
+        margin=dict(l=56, r=24, t=58, b=46),
+        font=dict(family=FONT, size=12, color="#1f2328"),
+        paper_bgcolor="#ffffff",
+        plot_bgcolor="#ffffff",
+        showlegend=False,
+        hovermode="closest",
+        hoverlabel=dict(bgcolor="#ffffff", font=dict(family=FONT, size=12)),
     )
-    return fig
+    layout.update(kw)
+    return layout
+
+
+def empty_figure(message: str = "") -> dict:
+    """A blank figure (plain dict: Dash sends it without plotly.py's validation)."""
+    notes = (
+        [dict(text=html.escape(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")]
+        if message
+        else []
+    )
+    return dict(
+        data=[],
+        layout=_base_layout(xaxis=dict(visible=False), yaxis=dict(visible=False), annotations=notes),
+    )
+
+
+def _floats(a) -> list:
+    return [None if not math.isfinite(v) else round(float(v), 12) for v in np.asarray(a, float)]
 
 
 def _grid(lo: float, hi: float, log: bool, marks: list[float]) -> np.ndarray:
     if log:
-        g = np.geomspace(lo, hi, 400)
+        g = np.geomspace(lo, hi, CURVE_POINTS)
     else:
-        g = np.linspace(lo, hi, 400)
+        g = np.linspace(lo, hi, CURVE_POINTS)
     extra = []
     for m in marks:
         if math.isfinite(m) and lo <= m <= hi:
@@ -51,7 +67,7 @@ def _grid(lo: float, hi: float, log: bool, marks: list[float]) -> np.ndarray:
     return np.unique(np.concatenate([g, np.asarray(extra, dtype=float)]))
 
 
-def curve_figure(scores: Scores, path: str) -> go.Figure:
+def curve_figure(scores: Scores, path: str) -> dict:
     """The curve of the metric at ``path`` with its resolved parameters, the good/bad thresholds
     as vertical lines (speed-up normalisers: the parameters in the title) and a point per model."""
     cfg = scores.config
@@ -95,34 +111,33 @@ def curve_figure(scores: Scores, path: str) -> go.Figure:
     with np.errstate(all="ignore"):
         curve = apply_normaliser(norm, grid[:, None], arr)[:, 0]
     scale = cfg.scale
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=grid,
-            y=curve * scale,
-            mode="lines",
-            line=dict(color=CURVE, width=2, shape="linear"),
-            name="score curve",
-            hoverinfo="skip",
-        )
-    )
     names = [html.escape(m) for m, keep in zip(scores.models, ok, strict=True) if keep]
     text = [
         f"<b>{n}</b><br>raw: {fmt_raw(float(v))}<br>score: {fmt_score(sv, scale)}"
         for n, v, sv in zip(names, xs, s[ok].tolist(), strict=True)
     ]
     ys = np.where(np.isnan(s[ok]), np.nan, s[ok] * scale)
-    fig.add_trace(
-        go.Scatter(
-            x=xs,
-            y=ys,
+    data = [
+        dict(
+            type="scatter",
+            x=_floats(grid),
+            y=_floats(curve * scale),
+            mode="lines",
+            line=dict(color=CURVE, width=2),
+            name="score curve",
+            hoverinfo="skip",
+        ),
+        dict(
+            type="scatter",
+            x=_floats(xs),
+            y=_floats(ys),
             mode="markers",
             marker=dict(size=9, color="#ffffff", line=dict(color="#1f2328", width=1.5)),
             name="models",
             text=text,
             hovertemplate="%{text}<extra></extra>",
-        )
-    )
+        ),
+    ]
     shapes, notes = [], []
     if norm.uses_thresholds:
         for label, key, color in (("good", "good", GOOD), ("bad", "bad", BAD)):
@@ -158,11 +173,7 @@ def curve_figure(scores: Scores, path: str) -> go.Figure:
     sub = f"{metric.normaliser}" + (f" ({ptxt})" if ptxt else "")
     if missing:
         sub += f" · {missing} model{'s' if missing > 1 else ''} without a value"
-    fig.update_layout(
-        template="plotly_white",
-        height=320,
-        margin=dict(l=56, r=24, t=58, b=46),
-        font=dict(family=FONT, size=12, color="#1f2328"),
+    layout = _base_layout(
         title=dict(
             text=f"{html.escape(metric.name)}{unit}<br><span style='font-size:12px;color:#57606a'>"
             f"{html.escape(sub)}</span>",
@@ -171,16 +182,14 @@ def curve_figure(scores: Scores, path: str) -> go.Figure:
             y=0.97,
             font=dict(size=14),
         ),
-        showlegend=False,
         shapes=shapes,
         annotations=notes,
         xaxis=dict(
+            AXIS,
             title=dict(text=f"raw value{unit}"),
             type="log" if log else "linear",
-            zeroline=False,
             range=[math.log10(lo), math.log10(hi)] if log else [lo, hi],
         ),
-        yaxis=dict(title=dict(text="score"), range=[-0.06 * scale, 1.1 * scale], zeroline=False),
-        hovermode="closest",
+        yaxis=dict(AXIS, title=dict(text="score"), range=[-0.06 * scale, 1.1 * scale]),
     )
-    return fig
+    return dict(data=data, layout=layout)

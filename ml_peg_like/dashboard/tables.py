@@ -392,7 +392,7 @@ def column_defs(
     for j, m in zip(lay.bench_metrics[node.name], node.metrics, strict=True):
         mp = f"{path}/{m.name}"
         header = m.name + (f" [{m.unit}]" if m.unit else "")
-        tip = _header_tip(m, _threshold_text(m, resolved_params(scores, j)) + " · click to plot")
+        tip = _header_tip(m, f"normaliser {m.normaliser} · click to plot its curve")
         klass = (
             "metric"
             + (" excluded" if m.weight == 0 else "")

@@ -25,6 +25,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Serve the ml-peg-like dashboard on the demo data")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8050)
-    parser.add_argument("--debug", action="store_true", help="Dash debug mode (dev tools, reloader)")
+    parser.add_argument(
+        "--debug", action="store_true", help="Dash debug mode (dev tools, reloader)"
+    )
     args = parser.parse_args()
     app.run(host=args.host, port=args.port, debug=args.debug)

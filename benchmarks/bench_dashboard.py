@@ -132,7 +132,11 @@ def large_config(n_cat=10, n_bench=10, n_metric=10) -> dict:
                 },
             }
         cats[f"Category {i:02d}"] = {"weight": 5.0 if i == 0 else 1.0, "benchmarks": benches}
-    return {"title": "1,000 models x 1,000 metrics (synthetic)", "missing": "skip", "categories": cats}
+    return {
+        "title": "1,000 models x 1,000 metrics (synthetic)",
+        "missing": "skip",
+        "categories": cats,
+    }
 
 
 def datasets(only: set[str]):

@@ -25,8 +25,8 @@ from ..errors import ConfigError
 from ..io.export import tables_csv_zip, tables_xlsx
 from ..raw import RawData
 from ..scoring import Scores, score_values
-from .figures import curve_figure, empty_figure
-from .layout import breadcrumb, metric_options, settings_panel
+from .figures import curve_figure
+from .layout import breadcrumb, curve_graph, metric_options, settings_panel
 from .state import (
     Q_METRIC,
     Q_STATE,
@@ -156,7 +156,7 @@ def register(app, engine: Engine) -> None:
             msg=Output({"type": "msg", "path": ALL}, "children"),
             nav_class=Output({"type": "nav", "path": ALL}, "className"),
             crumbs=Output("crumbs", "children"),
-            figure=Output("curve", "figure"),
+            curve=Output("curve-holder", "children"),
             mopts=Output("metric-pick", "options"),
             mval=Output("metric-pick", "value"),
             plot_style=Output("plot-wrap", "style"),
@@ -350,11 +350,11 @@ def register(app, engine: Engine) -> None:
             out["colsig"] = sig
         is_bench = bool(metric)
         if is_bench:
-            out["figure"] = curve_figure(scores, metric)
+            out["curve"] = curve_graph(curve_figure(scores, metric))
             if metric != view0.get("m") or view_changed:
                 out["mval"] = metric
         elif view_changed:
-            out["figure"] = empty_figure()
+            out["curve"] = None
         n_changed = sum(len(f) for f in new_changes.values())
         out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"
         out["reset_disabled"] = n_changed == 0

@@ -19,8 +19,14 @@ CURVE_POINTS = 121
 FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 
 
-AXIS = dict(gridcolor="#eaeef2", linecolor="#d0d7de", zeroline=False, ticks="outside",
-            tickcolor="#d0d7de", automargin=True)
+AXIS = dict(
+    gridcolor="#eaeef2",
+    linecolor="#d0d7de",
+    zeroline=False,
+    ticks="outside",
+    tickcolor="#d0d7de",
+    automargin=True,
+)
 
 
 def _base_layout(**kw) -> dict:
@@ -47,7 +53,9 @@ def empty_figure(message: str = "") -> dict:
     )
     return dict(
         data=[],
-        layout=_base_layout(xaxis=dict(visible=False), yaxis=dict(visible=False), annotations=notes),
+        layout=_base_layout(
+            xaxis=dict(visible=False), yaxis=dict(visible=False), annotations=notes
+        ),
     )
 
 

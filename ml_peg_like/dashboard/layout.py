@@ -476,11 +476,9 @@ def build_layout(
                                                 ],
                                                 className="panel-head",
                                             ),
-                                            dcc.Graph(
-                                                id="curve",
-                                                config={"displaylogo": False, "responsive": True},
-                                                style={"height": "320px"},
-                                            ),
+                                            # the Graph is created on the first benchmark view:
+                                            # plotly.js (~1-2 s to load) stays out of first render
+                                            html.Div(id="curve-holder", className="curve-holder"),
                                         ],
                                         id="plot-wrap",
                                         className="plot-panel",
@@ -506,3 +504,13 @@ def metric_options(cfg: Config, view: str) -> list[dict]:
         return []
     full = cfg.full_path(view)
     return [{"label": m.name, "value": f"{full}/{m.name}"} for m in node.metrics]
+
+
+def curve_graph(figure: dict):
+    """The normalisation-curve graph (re-sent with the same id: React updates it in place)."""
+    return dcc.Graph(
+        id="curve",
+        figure=figure,
+        config={"displaylogo": False, "responsive": True},
+        style={"height": "320px"},
+    )

@@ -122,9 +122,17 @@ def _round(arr: np.ndarray) -> list:
 
 
 def missing_reasons(
-    child_scores: np.ndarray, weights: np.ndarray, starts: np.ndarray, parent: np.ndarray
+    child_scores: np.ndarray,
+    weights: np.ndarray,
+    starts: np.ndarray,
+    parent: np.ndarray,
+    child_codes: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Reason codes (models x groups) for missing parent scores: '' where present."""
+    """Reason codes (models x groups) for missing parent scores: '' where present.
+
+    ``n`` no child has data (and none was itself invalidated, per ``child_codes``), ``i`` a
+    missing child invalidated it, ``z`` every weight of the group is 0.
+    """
     present = ~np.isnan(child_scores)
     w = weights > 0
     n_present = np.add.reduceat(present & w, starts, axis=1)
@@ -132,7 +140,11 @@ def missing_reasons(
     codes = np.full(parent.shape, "", dtype=object)
     miss = np.isnan(parent)
     codes[miss] = "i"
-    codes[miss & (n_present == 0)] = "n"
+    no_data = n_present == 0
+    if child_codes is not None:
+        inval = (child_codes == "i") & w
+        no_data &= np.add.reduceat(inval, starts, axis=1) == 0
+    codes[miss & no_data] = "n"
     codes[:, w_total == 0] = np.where(miss[:, w_total == 0], "z", "")
     return codes
 
@@ -449,47 +461,45 @@ def row_data(
     )
     overall = scores.overall_scores[idx]
     fields["o"] = _round(overall)
+    mcodes = _metric_reasons(scores)
+    bcodes = missing_reasons(
+        scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores, mcodes
+    )
+    ccodes = missing_reasons(
+        scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores, bcodes
+    )
     reasons["o"] = missing_reasons(
-        scores.cat_scores, plan.w_cat, np.zeros(1, dtype=np.intp), scores.overall_scores[:, None]
+        scores.cat_scores,
+        plan.w_cat,
+        np.zeros(1, dtype=np.intp),
+        scores.overall_scores[:, None],
+        ccodes,
     )[idx, 0]
     node = view_node(cfg, view)
     if node is None:
         if cfg.uses_skip:
             fields["cov"] = _round(scores.overall_coverage[idx])
-        cr = missing_reasons(
-            scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores
-        )
+        cr = ccodes
         for i in range(len(cfg.categories)):
             fields[f"c{i}"] = _round(scores.cat_scores[idx, i])
             reasons[f"c{i}"] = cr[idx, i]
     elif isinstance(node, Category):
         i = lay.cat_index[node.name]
-        cr = missing_reasons(
-            scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores
-        )
+        cr = ccodes
         fields["cs"] = _round(scores.cat_scores[idx, i])
         reasons["cs"] = cr[idx, i]
         if cfg.policy(node) == "skip":
             fields["ccov"] = _round(scores.cat_coverage[idx, i])
-        br = missing_reasons(
-            scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores
-        )
+        br = bcodes
         for k in lay.cat_benches[node.name]:
             fields[f"b{k}"] = _round(scores.bench_scores[idx, k])
             reasons[f"b{k}"] = br[idx, k]
     else:
         k = lay.bench_index[node.name]
         cols = lay.bench_metrics[node.name]
-        sl = slice(cols[0], cols[-1] + 1)
-        br = missing_reasons(
-            scores.metric_scores[:, sl],
-            plan.w_metric[sl],
-            np.zeros(1, dtype=np.intp),
-            scores.bench_scores[:, k : k + 1],
-        )
         fields["bs"] = _round(scores.bench_scores[idx, k])
-        reasons["bs"] = br[idx, 0]
-        mr = _metric_reasons(scores)
+        reasons["bs"] = bcodes[idx, k]
+        mr = mcodes
         for j in cols:
             fields[f"r{j}"] = scores.raw_values[idx, j].astype(object)
             raw = scores.raw_values[idx, j]

@@ -1,0 +1,218 @@
+"""Unit tests of the dashboard's pure helpers (no browser): state encoding, box edits,
+formatting, missing-cell reasons, table contents and the curve figure."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from browser_utils import small_dataset
+
+from ml_peg_like import ConfigError, dump_config, loads_config, score
+from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard.figures import curve_figure
+from ml_peg_like.dashboard.state import (
+    apply_edit,
+    changes_from_upload,
+    decode_changes,
+    effective_changes,
+    encode_changes,
+    make_query,
+    parse_box,
+    parse_query,
+    zero_weight_problems,
+)
+from ml_peg_like.dashboard.tables import (
+    column_defs,
+    fmt_coverage,
+    fmt_raw,
+    fmt_score,
+    missing_reasons,
+    row_data,
+)
+
+IRIS_ACC = "Classification/Iris/Accuracy"
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    return small_dataset(tmp_path_factory.mktemp("small"))
+
+
+def test_changes_round_trip_through_the_url_compactly():
+    changes = {IRIS_ACC: {"good": 0.95, "bad": 0.6}, "Speed <b>&</b>/x": {"weight": 0.0}}
+    enc = encode_changes(changes)
+    assert decode_changes(enc) == changes
+    assert set(enc) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+    q = make_query(changes, "Classification/Iris", "")
+    assert parse_query(q)["v"] == "Classification/Iris"
+    assert decode_changes(parse_query(q)["s"]) == changes
+    big = {f"Cat/Bench/Metric {i}": {"good": i / 7, "bad": 1.0} for i in range(200)}
+    assert decode_changes(encode_changes(big)) == big
+    assert len(encode_changes(big)) < len(str(big))  # deflated
+    assert encode_changes({}) == "" and decode_changes("") == {}
+
+
+@pytest.mark.parametrize("text", ["x", "jnotbase64!!", "j" + "A" * 10, "zAAAA", "jWzFd"])
+def test_unreadable_url_state_is_a_value_error(text):
+    with pytest.raises(ValueError):
+        decode_changes(text)
+
+
+def test_parse_box():
+    assert parse_box(" 0.5 ") == 0.5
+    assert parse_box("1e3") == 1000.0
+    assert parse_box("model: Ridge") == {"model": "Ridge"}
+    assert parse_box("abc") == "abc"
+    assert parse_box(None) == ""
+    assert math.isnan(parse_box("nan"))
+
+
+def test_an_edit_back_to_the_default_leaves_no_change(data):
+    cfg, _raw = data
+    ch, new = apply_edit(cfg, {}, {(IRIS_ACC, "good"): "0.95"})
+    assert ch == {IRIS_ACC: {"good": 0.95}} and new.node(IRIS_ACC).good == 0.95
+    ch, new = apply_edit(cfg, ch, {(IRIS_ACC, "good"): "1"})
+    assert ch == {} and new == cfg
+    # short paths (presets use them) become full paths
+    assert effective_changes(cfg, {"Iris/Accuracy": {"bad": 0.4}}) == {IRIS_ACC: {"bad": 0.4}}
+
+
+@pytest.mark.parametrize(
+    "field,text,needle",
+    [
+        ("good", "abc", "expected a number"),
+        ("good", "", "empty"),
+        ("good", "nan", "finite"),
+        ("good", "inf", "finite"),
+        ("good", "0.5", "differ"),
+        ("weight", "-1", ">= 0"),
+    ],
+)
+def test_bad_box_values_raise_config_errors_naming_the_field(data, field, text, needle):
+    cfg, _raw = data
+    with pytest.raises(ConfigError) as err:
+        apply_edit(cfg, {}, {(IRIS_ACC, field): text})
+    assert any(needle in p.message and p.where.startswith(IRIS_ACC) for p in err.value.problems)
+
+
+def test_all_zero_weights_of_a_group_are_refused(data):
+    cfg, _raw = data
+    ch, _ = apply_edit(cfg, {}, {(IRIS_ACC, "weight"): "0"})
+    with pytest.raises(ConfigError) as err:
+        apply_edit(cfg, ch, {("Classification/Iris/F1", "weight"): "0"})
+    assert "every metric of Iris has weight 0" in str(err.value)
+    zero = cfg.apply_changes({c.name: {"weight": 0} for c in cfg.categories})
+    assert len(zero_weight_problems(zero)) == len(cfg.categories)
+
+
+def test_an_uploaded_config_becomes_changes_and_a_different_tree_is_refused(data):
+    cfg, _raw = data
+    mine = cfg.apply_changes({IRIS_ACC: {"bad": 0.4}, "Regression": {"weight": 3}})
+    up = loads_config(dump_config(mine))
+    assert changes_from_upload(cfg, up) == {IRIS_ACC: {"bad": 0.4}, "Regression": {"weight": 3.0}}
+    other = loads_config(dump_config(cfg).replace("F1:", "F2:"))
+    with pytest.raises(ConfigError, match="different tree"):
+        changes_from_upload(cfg, other)
+
+
+@pytest.mark.parametrize(
+    "value,scale,text",
+    [
+        (0.0625, 1, "0.063"),  # ties round half up, as JavaScript's toFixed
+        (0.1234, 1, "0.123"),
+        (1.0, 1, "1.000"),
+        (0.0, 1, "0.000"),
+        (0.8766, 100, "87.7"),
+        (None, 1, "—"),
+        (float("nan"), 1, "—"),
+    ],
+)
+def test_fmt_score(value, scale, text):
+    assert fmt_score(value, scale) == text
+
+
+@pytest.mark.parametrize(
+    "value,text",
+    [
+        (0.9, "0.9"),
+        (0.95333, "0.9533"),
+        (1234.56, "1235"),
+        (12345.6, "12346"),
+        (1234567.0, "1.23e+6"),
+        (0.00012345, "1.23e-4"),
+        (-2.5, "-2.5"),
+        (0, "0"),
+        (None, "—"),
+    ],
+)
+def test_fmt_raw(value, text):
+    assert fmt_raw(value) == text
+
+
+def test_fmt_coverage():
+    assert fmt_coverage(0.875) == "88%" and fmt_coverage(1.0) == "100%"
+
+
+def test_missing_reasons_say_why():
+    # two groups of two children; weights (1, 0) and (1, 1)
+    child = np.array([[np.nan, 1.0, 0.5, np.nan], [0.2, np.nan, np.nan, np.nan]])
+    w = np.array([1.0, 0.0, 1.0, 1.0])
+    starts = np.array([0, 2])
+    parent = np.array([[np.nan, np.nan], [0.2, np.nan]])
+    codes = missing_reasons(child, w, starts, parent)
+    assert codes.tolist() == [["n", "i"], ["", "n"]]
+    zero = missing_reasons(child, np.zeros(4), starts, parent)
+    assert zero.tolist() == [["z", "z"], ["", "z"]]
+
+
+def test_rows_and_columns_of_each_view(data):
+    cfg, raw = data
+    s = score(raw, cfg)
+    rows = row_data(s, "", default_ranks=s.ranks)
+    by = {r["model"]: r for r in rows}
+    assert by["Ridge"]["o"] == round(s.overall["score"]["Ridge"], 9)
+    assert by["kNN"]["o"] is None and by["kNN"]["_w"]["o"] == "i"
+    assert by["kNN"]["c1"] is None and by["kNN"]["_w"]["c1"] == "i"
+    assert all(r["d"] == 0 for r in rows)
+    cols = [c["colId"] for c in column_defs(s, "")]
+    assert cols == ["rank", "d", "model", "o", "cov", "c0", "c1", "c2"]
+    cols = [c["colId"] for c in column_defs(s, "Classification")]
+    assert cols == ["rank", "d", "model", "o", "cs", "ccov", "b0", "b1"]
+    bench = column_defs(s, "Classification/Iris", show="raw")
+    assert [c["colId"] for c in bench][4:] == ["bs", "r0", "r1"]
+    assert bench[5]["headerName"] == "Accuracy [fraction]"
+    assert [c["colId"] for c in column_defs(s, "Classification/Iris", show="score")][5:] == [
+        "n0",
+        "n1",
+    ]
+    rows = row_data(s, "Classification/Iris", models=["Model/β"])
+    assert len(rows) == 1 and rows[0]["r1"] is None and rows[0]["_w"]["r1"] == "n"
+    assert rows[0]["r0"] == 0.8
+
+
+def test_curve_figure_marks_thresholds_and_puts_every_model_on_the_curve(data):
+    cfg, raw = data
+    s = score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95}}))
+    fig = curve_figure(s, IRIS_ACC)
+    assert [sh["x0"] for sh in fig["layout"]["shapes"]] == [0.95, 0.5]
+    pts = fig["data"][1]
+    assert pts["x"] == pytest.approx(s.raw["Iris/Accuracy"].tolist())
+    assert pts["y"] == pytest.approx(s.metrics["Iris/Accuracy"].tolist())
+    assert any("&lt;script&gt;" in t for t in pts["text"])  # names escaped in hover text
+    weib = curve_figure(s, "Speed <b>&amp;</b> <script>x</script>/Timing/Predict time")
+    assert weib["layout"]["shapes"] == []  # no good/bad lines for a speed-up normaliser
+    assert "&lt;" in weib["layout"]["title"]["text"] or "Predict" in weib["layout"]["title"]["text"]
+
+
+def test_create_app_builds_a_layout_without_scoring_in_the_dashboard(data):
+    cfg, raw = data
+    app = create_app(cfg, raw, title="T")
+    assert app.title == "T"
+    c, s = app.engine.scores_for({IRIS_ACC: {"good": 0.95}})
+    assert s.overall["score"].equals(
+        score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95}})).overall["score"]
+    )
+    with pytest.raises(ConfigError):
+        app.engine.scores_for({IRIS_ACC: {"good": "abc"}})

@@ -148,10 +148,13 @@ def curve_figure(scores: Scores, path: str) -> dict:
     ]
     shapes, notes = [], []
     if norm.uses_thresholds:
-        for label, key, color in (("good", "good", GOOD), ("bad", "bad", BAD)):
-            v = params.get(key)
+        g, b = params.get("good"), params.get("bad")
+        for label, v, color in (("good", g, GOOD), ("bad", b, BAD)):
             if v is None:
                 continue
+            other = b if label == "good" else g
+            # the label sits on the outer side of its line, so close thresholds do not collide
+            anchor = "left" if other is None or v >= other else "right"
             shapes.append(
                 dict(
                     type="line",
@@ -172,7 +175,8 @@ def curve_figure(scores: Scores, path: str) -> dict:
                     showarrow=False,
                     font=dict(color=color, size=12),
                     yanchor="bottom",
-                    xanchor="center",
+                    xanchor=anchor,
+                    xshift=3 if anchor == "left" else -3,
                 )
             )
     unit = f" [{html.escape(metric.unit)}]" if metric.unit else ""

@@ -25,7 +25,7 @@ GRID_THEME = (
     " rowHoverColor: 'rgba(9,105,218,0.06)'})"
 )
 
-AUTO_HEIGHT_ROWS = 25  # up to this many models the table grows to show every row
+AUTO_HEIGHT_ROWS = 12  # up to this many models the table grows to show every row
 
 PARAM_LABELS = {
     "good": "good",

@@ -300,7 +300,7 @@ def column_defs(
             "headerName": "Model",
             "headerTooltip": "Model",
             "pinned": "left",
-            "width": 190,
+            "width": 215,
             "cellClass": "model",
             "tooltipField": "model",
         },

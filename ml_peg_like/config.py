@@ -107,21 +107,32 @@ class Config:
 
     # ---- navigation -------------------------------------------------------------------------
     @cached_property
-    def _index(self) -> dict[str, Category | Benchmark | Metric]:
-        idx: dict[str, Category | Benchmark | Metric] = {}
+    def _paths(self) -> dict[str, Category | Benchmark | Metric]:
+        """Full key path -> node, in config order."""
+        out: dict[str, Category | Benchmark | Metric] = {}
         for c in self.categories:
-            idx[c.name] = c
+            out[c.name] = c
             for b in c.benchmarks:
-                idx[f"{c.name}/{b.name}"] = b
+                out[f"{c.name}/{b.name}"] = b
                 for m in b.metrics:
-                    idx[f"{c.name}/{b.name}/{m.name}"] = m
-        # short forms (benchmark names are unique): "Benchmark" and "Benchmark/Metric"
+                    out[f"{c.name}/{b.name}/{m.name}"] = m
+        return out
+
+    @cached_property
+    def _index(self) -> dict[str, Category | Benchmark | Metric]:
+        """Full paths plus the short forms ``Benchmark`` and ``Benchmark/Metric`` (benchmark
+        names are unique); a full path wins over a short form that reads the same."""
+        idx = dict(self._paths)
         for c in self.categories:
             for b in c.benchmarks:
                 idx.setdefault(b.name, b)
                 for m in b.metrics:
                     idx.setdefault(f"{b.name}/{m.name}", m)
         return idx
+
+    @cached_property
+    def _path_of(self) -> dict[int, str]:
+        return {id(n): p for p, n in self._paths.items()}
 
     def node(self, path: str) -> Category | Benchmark | Metric:
         """The category, benchmark or metric at ``path`` (KeyError if none)."""
@@ -132,22 +143,7 @@ class Config:
 
     def full_path(self, path: str) -> str:
         """The canonical ``Category/Benchmark/Metric`` form of a (possibly short) path."""
-        node = self.node(path)
-        for p, n in self._paths.items():
-            if n is node:
-                return p
-        raise KeyError(path)
-
-    @cached_property
-    def _paths(self) -> dict[str, Category | Benchmark | Metric]:
-        out: dict[str, Category | Benchmark | Metric] = {}
-        for c in self.categories:
-            out[c.name] = c
-            for b in c.benchmarks:
-                out[f"{c.name}/{b.name}"] = b
-                for m in b.metrics:
-                    out[f"{c.name}/{b.name}/{m.name}"] = m
-        return out
+        return self._path_of[id(self.node(path))]
 
     def metric_paths(self) -> list[str]:
         """Full key paths of every metric, in config order."""
@@ -189,23 +185,21 @@ class Config:
         return self.missing == "skip" or any(c.missing == "skip" for c in self.categories)
 
     # ---- functional updates -------------------------------------------------------------------
-    def _replace_node(self, path: str, new_node: Category | Benchmark | Metric) -> Config:
-        full = self.full_path(path)
-        old = self._paths[full]
+    def _replace_nodes(self, new: dict[int, Category | Benchmark | Metric]) -> Config:
+        """A config with the nodes whose id() is a key of ``new`` replaced (one tree rebuild)."""
         cats = []
         for c in self.categories:
-            if c is old:
-                cats.append(new_node)
-                continue
             benches = []
             for b in c.benchmarks:
-                if b is old:
-                    benches.append(new_node)
-                    continue
-                if any(m is old for m in b.metrics):
-                    b = replace(b, metrics=tuple(new_node if m is old else m for m in b.metrics))
-                benches.append(b)
-            cats.append(replace(c, benchmarks=tuple(benches)))
+                metrics = tuple(new.get(id(m), m) for m in b.metrics)
+                nb = new.get(id(b), b)
+                if any(x is not y for x, y in zip(metrics, b.metrics, strict=True)):
+                    nb = replace(nb, metrics=metrics)
+                benches.append(nb)
+            nc = new.get(id(c), c)
+            if any(x is not y for x, y in zip(benches, c.benchmarks, strict=True)):
+                nc = replace(nc, benchmarks=tuple(benches))
+            cats.append(nc)
         return replace(self, categories=tuple(cats))
 
     def with_threshold(self, path: str, *, good: Any = None, bad: Any = None) -> Config:
@@ -233,37 +227,42 @@ class Config:
         problems: list[Problem] = []
         if not isinstance(changes, Mapping):
             raise ConfigError([Problem("changes", "expected a mapping of key path to fields")])
-        cfg = self
+        merged: dict[str, dict[str, Any]] = {}  # full path -> fields (short paths resolved)
         for path, fields in changes.items():
             if not isinstance(path, str):
                 problems.append(Problem(str(path)[:80], "key path must be text"))
                 continue
             try:
-                node = cfg.node(path)
+                full = self.full_path(path)
             except KeyError:
                 problems.append(Problem(path[:200], "no such category, benchmark or metric"))
                 continue
             if not isinstance(fields, Mapping):
-                problems.append(Problem(path, "expected a mapping of field to value"))
+                problems.append(Problem(path[:200], "expected a mapping of field to value"))
                 continue
-            full = cfg.full_path(path)
+            merged.setdefault(full, {}).update({str(k): v for k, v in fields.items()})
+        replaced: dict[int, Category | Benchmark | Metric] = {}
+        for full, fields in merged.items():
+            node = self._paths[full]
             if isinstance(node, Metric):
                 raw = _metric_to_dict(node)
-                raw.update({str(k): _from_change(v) for k, v in fields.items()})
+                raw.update(fields)
                 new = _parse_metric(node.name, raw, full, problems)
             else:
                 updates: dict[str, Any] = {}
                 for k, v in fields.items():
                     if k != "weight":
-                        problems.append(Problem(f"{full}.{k}", "only 'weight' can be changed here"))
+                        problems.append(
+                            Problem(f"{full}.{k}"[:300], "only 'weight' can be changed here")
+                        )
                         continue
                     updates["weight"] = _parse_weight(v, f"{full}.weight", problems)
                 new = replace(node, **updates) if updates else node
             if new is not None and new is not node:
-                cfg = cfg._replace_node(full, new)
+                replaced[id(node)] = new
         if problems:
             raise ConfigError(problems)
-        return cfg
+        return self._replace_nodes(replaced) if replaced else self
 
     def diff(self, other: Config) -> dict[str, dict[str, Any]]:
         """The changes that turn ``self`` into ``other`` (same tree, different values)."""
@@ -771,10 +770,6 @@ def _to_yaml_value(v: Any) -> Any:
         return v.to_yaml()
     if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
         return v  # keep float type: yaml writes 1.0
-    return v
-
-
-def _from_change(v: Any) -> Any:
     return v
 
 

@@ -87,6 +87,7 @@ WEIGHT_FLOOR = 1e-12  # a sampled positive weight is at least this fraction of i
 MAX_REDRAWS = 64
 WEIGHT_BLOCK = 64  # samples per random block when thresholds are not perturbed
 CHUNK_ELEMENTS = 1 << 22  # about 32 MB of float64 per batch array
+SUBBATCH_ELEMENTS = 1 << 17  # threshold draws normalised together: about 1 MB, stays in cache
 ROUND_DECIMALS = 12  # as scoring.rank_desc
 
 ProgressFn = Callable[[int, int], Any]
@@ -356,11 +357,30 @@ class _Bench:
 
     b: int
     rows: np.ndarray
-    loc_j: np.ndarray  # positions in the category's jittered columns
-    loc_f: np.ndarray  # positions in the category's fixed columns
-    cols_j: np.ndarray  # global columns (jittered part), same order as loc_j
-    cols_f: np.ndarray
-    present: np.ndarray  # (rows, len(cols_j) + len(cols_f)) 1.0 where present
+    lo: int  # its slice of the category's irregular (row, benchmark) pairs
+    hi: int
+    cols: np.ndarray  # its positive-weight columns
+    stacked: np.ndarray  # (2 rows, len(cols)): [fixed-column scores (0 elsewhere); presence]
+
+
+@dataclass
+class _Group:
+    """Jittered columns of one normaliser for benchmarks with n such columns each (bench-major),
+    so that per-benchmark numerators are one batched product."""
+
+    kind: int  # 1 linear, 2 traffic light
+    n: int
+    benches: np.ndarray  # global benchmark index of each block of n columns
+    cols: np.ndarray  # (len(benches) * n,) global columns
+    jidx: np.ndarray  # indices into the jitter arrays
+    x: np.ndarray  # (M, len(cols)) raw values; linear: missing = the worst infinity;
+    # traffic light: times the direction sign (lower is better), missing = +inf
+    sign: np.ndarray  # direction sign per column (traffic light)
+    # irregular (row, benchmark) pairs, benchmark-major: flat indices into a (M, len(cols))
+    # score matrix, (pairs, n); and per benchmark (block k, first pair, end, index into the
+    # category's irregular benchmarks)
+    pair_idx: np.ndarray
+    segs: list[tuple[int, int, int, int]]
 
 
 @dataclass
@@ -368,18 +388,14 @@ class _Cat:
     c: int
     b0: int
     b1: int
-    cols_j: np.ndarray  # jittered columns: linear first, then traffic light
-    n_lin: int
-    cols_f: np.ndarray  # fixed columns
-    jl: np.ndarray  # indices into the jitter arrays (linear part)
-    jt: np.ndarray  # (traffic-light part)
-    x_lin: np.ndarray  # (M, n_lin) raw values, missing = the worst infinity
-    xs_tl: np.ndarray  # (M, n_tl) raw values * direction sign, missing = +inf
+    groups: list[_Group]
+    cols_f: np.ndarray  # fixed (not jittered) columns
     S_f: np.ndarray  # (M, n_fixed) metric scores, missing = 0
     benches: list[_Bench]
     rows_irr: np.ndarray  # skip category: rows with a missing positive benchmark
     pres_b: np.ndarray  # (rows_irr, b1 - b0)
     rows_miss: np.ndarray  # rows where the category is missing
+    pair_bench: np.ndarray  # benchmark of each irregular (row, benchmark) pair
 
 
 class _Engine:
@@ -450,7 +466,6 @@ class _Engine:
         self.jitter = float(jitter)
         lower = g_all < b_all
         sign = np.where(lower, 1.0, -1.0)
-        self.sign_j = sign[self.jit_cols]
 
         self.cats: list[_Cat] = []
         for c in range(nc):
@@ -462,36 +477,64 @@ class _Engine:
             c_hi = int(plan.metric_starts[b1_]) if b1_ < nb else P
             cols = np.arange(c_lo, c_hi)
             cols = cols[eff[cols]]
-            lin = cols[jit[cols] & (kind[cols] == 1)]
-            tl = cols[jit[cols] & (kind[cols] == 2)]
-            cols_j = np.r_[lin, tl].astype(np.intp)
-            cols_f = cols[~jit[cols]]
-            x_lin = values[:, lin].copy()
-            worst = np.where(lower[lin], np.inf, -np.inf)
-            x_lin = np.where(np.isnan(x_lin), worst, x_lin)
-            xs_tl = values[:, tl] * sign[tl]
-            xs_tl = np.where(np.isnan(xs_tl), np.inf, xs_tl)
-            benches = []
+            fixed = cols[~jit[cols]]
+            S_f = np.ascontiguousarray(S0[:, fixed])
+            benches: list[_Bench] = []
+            irr_of: dict[int, int] = {}
             for b in range(b0_, b1_):
                 if not (w_b[b] > 0 and plan.bench_skip[b]):
                     continue
-                in_j = np.flatnonzero(self.bench_of_col[cols_j] == b)
-                in_f = np.flatnonzero(self.bench_of_col[cols_f] == b)
-                gcols = np.r_[cols_j[in_j], cols_f[in_f]].astype(np.intp)
+                bj = cols[jit[cols] & (self.bench_of_col[cols] == b)]
+                bj = np.r_[bj[kind[bj] == 1], bj[kind[bj] == 2]]
+                bf = fixed[self.bench_of_col[fixed] == b]
+                gcols = np.r_[bj, bf].astype(np.intp)
                 if not gcols.size:
                     continue
-                partial = miss[:, gcols].any(axis=1) & ~bmiss[:, b]
-                rows = np.flatnonzero(partial)
-                if rows.size:
-                    benches.append(
-                        _Bench(
-                            b=b,
-                            rows=rows,
-                            loc_j=in_j,
-                            loc_f=in_f,
-                            cols_j=cols_j[in_j],
-                            cols_f=cols_f[in_f],
-                            present=(~miss[np.ix_(rows, gcols)]).astype(float),
+                rows = np.flatnonzero(miss[:, gcols].any(axis=1) & ~bmiss[:, b])
+                if not rows.size:
+                    continue
+                stacked = np.zeros((2 * rows.size, gcols.size))
+                stacked[: rows.size, bj.size :] = S0[np.ix_(rows, bf)]
+                stacked[rows.size :] = ~miss[np.ix_(rows, gcols)]
+                irr_of[b] = len(benches)
+                lo = benches[-1].hi if benches else 0
+                benches.append(
+                    _Bench(b=b, rows=rows, lo=lo, hi=lo + rows.size, cols=gcols, stacked=stacked)
+                )
+            groups: list[_Group] = []
+            for k in (1, 2):
+                kc = cols[jit[cols] & (kind[cols] == k)]
+                if not kc.size:
+                    continue
+                bk = self.bench_of_col[kc]
+                by_n: dict[int, list[int]] = {}
+                for b in np.unique(bk):
+                    by_n.setdefault(int((bk == b).sum()), []).append(int(b))
+                for n, blist in by_n.items():
+                    gc = np.concatenate([kc[bk == b] for b in blist]).astype(np.intp)
+                    x = values[:, gc]
+                    if k == 1:
+                        x = np.where(np.isnan(x), np.where(lower[gc], np.inf, -np.inf), x)
+                    else:
+                        x = np.where(np.isnan(x), np.inf, x * sign[gc])
+                    segs, idx, at = [], [], 0
+                    for pos, b in enumerate(blist):
+                        if b in irr_of:
+                            r = benches[irr_of[b]].rows
+                            idx.append(r[:, None] * gc.size + pos * n + np.arange(n))
+                            segs.append((pos, at, at + r.size, irr_of[b]))
+                            at += r.size
+                    groups.append(
+                        _Group(
+                            kind=k,
+                            n=n,
+                            benches=np.asarray(blist),
+                            cols=gc,
+                            jidx=jpos[gc],
+                            x=np.ascontiguousarray(x),
+                            sign=sign[gc],
+                            pair_idx=np.concatenate(idx) if idx else np.zeros((0, n), np.intp),
+                            segs=segs,
                         )
                     )
             rows_irr = np.zeros(0, dtype=np.intp)
@@ -506,18 +549,17 @@ class _Engine:
                     c=c,
                     b0=b0_,
                     b1=b1_,
-                    cols_j=cols_j,
-                    n_lin=lin.size,
-                    cols_f=cols_f,
-                    jl=jpos[lin],
-                    jt=jpos[tl],
-                    x_lin=np.ascontiguousarray(x_lin),
-                    xs_tl=np.ascontiguousarray(xs_tl),
-                    S_f=np.ascontiguousarray(S0[:, cols_f]),
+                    groups=groups,
+                    cols_f=fixed,
+                    S_f=S_f,
                     benches=benches,
                     rows_irr=rows_irr,
                     pres_b=pres_b,
                     rows_miss=np.flatnonzero(cmiss[:, c]),
+                    pair_bench=np.repeat(
+                        np.array([bn.b for bn in benches], dtype=np.intp),
+                        [bn.rows.size for bn in benches],
+                    ),
                 )
             )
         self.rows_o_irr = np.zeros(0, dtype=np.intp)
@@ -528,7 +570,7 @@ class _Engine:
             self.rows_o_irr = np.flatnonzero(partial)
             self.pres_c = (~cmiss[self.rows_o_irr]).astype(float)
         self.rows_o_miss = np.flatnonzero(self.omiss)
-        self.max_cat_cols = max([c.cols_j.size for c in self.cats] + [1])
+        self.max_group_cols = max([g.cols.size for c in self.cats for g in c.groups] + [1])
 
     # ---- sampling --------------------------------------------------------------------------
     def draw_block(self, gen: np.random.Generator, R: int, thresholds: bool):
@@ -542,27 +584,21 @@ class _Engine:
         return g, b, Wm, Wb, Wc
 
     # ---- scores for a batch ------------------------------------------------------------------
-    def _jittered_scores(self, cat: _Cat, G: np.ndarray, B: np.ndarray) -> np.ndarray:
-        """(T, M, n_jittered) metric scores of the category for T threshold draws."""
-        T = G.shape[0]
-        n_lin = cat.n_lin
-        S = np.empty((T, self.M, cat.cols_j.size))
-        if n_lin:
-            gl, bl = G[:, cat.jl], B[:, cat.jl]
-            inv = 1.0 / (gl - bl)
-            sl = S[:, :, :n_lin]
-            np.subtract(cat.x_lin, bl[:, None, :], out=sl)
-            np.multiply(sl, inv[:, None, :], out=sl)
-            np.clip(sl, 0.0, 1.0, out=sl)
-        if cat.jt.size:
-            sgn = self.sign_j[cat.jt]
-            gs = G[:, cat.jt] * sgn
-            bs = B[:, cat.jt] * sgn
-            st = S[:, :, n_lin:]
-            great = cat.xs_tl <= gs[:, None, :]
-            not_red = cat.xs_tl <= bs[:, None, :]
-            np.add(great, not_red, out=st, dtype=float)
-            st *= 0.5
+    @staticmethod
+    def _scores(grp: _Group, G: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """(T, M, len(grp.cols)) scores of a jittered group for T threshold draws."""
+        if grp.kind == 1:  # linear: clip((x - bad) / (good - bad), 0, 1)
+            bl = B[:, grp.jidx]
+            inv = 1.0 / (G[:, grp.jidx] - bl)
+            S = np.subtract(grp.x, bl[:, None, :])
+            S *= inv[:, None, :]
+            np.clip(S, 0.0, 1.0, out=S)
+            return S
+        # traffic light, direction-normalised (lower is better): 0.5 * (great + not red)
+        great = grp.x <= (G[:, grp.jidx] * grp.sign)[:, None, :]
+        not_red = grp.x <= (B[:, grp.jidx] * grp.sign)[:, None, :]
+        S = np.add(great, not_red, dtype=float)
+        S *= 0.5
         return S
 
     def overall_batch(
@@ -574,45 +610,75 @@ class _Engine:
         B: np.ndarray | None = None,
     ) -> np.ndarray:
         """Overall scores (Ns, M) of Ns samples. With threshold draws G, B (T, n_jit), sample s
-        uses draw s // (Ns / T)."""
+        uses draw s // R (R = Ns / T)."""
         Ns = Wm.shape[0]
         M = self.M
         T = 1 if G is None else G.shape[0]
         R = Ns // T
         plan = self.plan
-        wtot_b = np.add.reduceat(Wm, plan.metric_starts, axis=1) if self.P else Wm[:, :0]
+        wtot_b = np.add.reduceat(Wm, plan.metric_starts, axis=1)
         ratio = np.divide(Wb, wtot_b, out=np.zeros_like(Wb), where=wtot_b > 0)
-        ov = np.zeros((M, Ns))
+        inv_wtot_b_t = np.divide(1.0, wtot_b.T, out=np.zeros_like(wtot_b.T), where=wtot_b.T > 0)
+        Wb_t = np.ascontiguousarray(Wb.T)
+        ov = np.zeros((M, Ns))  # layout: model x sample (sample = draw * R + weight draw)
+        tb = max(1, SUBBATCH_ELEMENTS // (M * self.max_group_cols))  # draws normalised together
         with np.errstate(divide="ignore", invalid="ignore"):
             for cat in self.cats:
                 num = np.zeros((M, Ns))
                 if cat.cols_f.size:
-                    coef_f = Wm[:, cat.cols_f] * ratio[:, self.bench_of_col[cat.cols_f]]
-                    np.matmul(cat.S_f, coef_f.T, out=num)
-                Sj = None
-                if cat.cols_j.size:
-                    Sj = self._jittered_scores(cat, G, B)
-                    coef_j = Wm[:, cat.cols_j] * ratio[:, self.bench_of_col[cat.cols_j]]
-                    cj = coef_j.reshape(T, R, -1).transpose(0, 2, 1)
-                    prod = np.matmul(Sj, cj)  # (T, M, R)
-                    num.reshape(M, T, R)[...] += prod.transpose(1, 0, 2)
+                    coef = Wm[:, cat.cols_f] * ratio[:, self.bench_of_col[cat.cols_f]]
+                    np.matmul(cat.S_f, coef.T, out=num)
+                # irregular (row, benchmark) pairs: numerators and present weights
+                n_pairs = cat.pair_bench.size
+                nbr = np.empty((n_pairs, Ns))
+                w_p = np.empty((n_pairs, Ns))
                 for bn in cat.benches:
-                    rows = bn.rows
-                    nbr = np.zeros((rows.size, Ns))
-                    if bn.cols_f.size:
-                        nbr += cat.S_f[np.ix_(rows, bn.loc_f)] @ Wm[:, bn.cols_f].T
-                    if bn.cols_j.size:
-                        sj = Sj[:, rows[:, None], bn.loc_j[None, :]]  # (T, rows, Lb)
-                        wj = Wm[:, bn.cols_j].reshape(T, R, -1).transpose(0, 2, 1)
-                        nbr.reshape(rows.size, T, R)[...] += np.matmul(sj, wj).transpose(1, 0, 2)
-                    gcols = np.r_[bn.cols_j, bn.cols_f].astype(np.intp)
-                    w_pres = bn.present @ Wm[:, gcols].T  # (rows, Ns)
-                    wt = wtot_b[:, bn.b]
-                    corr = nbr * Wb[:, bn.b] * (1.0 / w_pres - 1.0 / wt)
-                    num[rows] += corr
+                    both = bn.stacked @ Wm[:, bn.cols].T
+                    n = bn.rows.size
+                    nbr[bn.lo : bn.hi] = both[:n]
+                    w_p[bn.lo : bn.hi] = both[n:]
+                if cat.groups:
+                    numj = np.zeros((T, M, R))
+                for grp in cat.groups:
+                    wg = Wm[:, grp.cols]
+                    coef = wg * ratio[:, self.bench_of_col[grp.cols]]
+                    coef = np.ascontiguousarray(coef.reshape(T, R, -1).transpose(0, 2, 1))
+                    if grp.segs:
+                        nbk, n = grp.benches.size, grp.n
+                        wg = wg.reshape(T, R, nbk, n).transpose(0, 2, 3, 1)
+                        wg = np.ascontiguousarray(wg)  # (T, nbk, n, R)
+                        sp = np.empty((T, grp.pair_idx.shape[0], n))
+                    for t0 in range(0, T, tb):
+                        t1 = min(T, t0 + tb)
+                        S = self._scores(grp, G[t0:t1], B[t0:t1])  # (tb, M, L)
+                        numj[t0:t1] += np.matmul(S, coef[t0:t1])
+                        if grp.segs:  # scores of the irregular pairs, while S is in cache
+                            np.take(
+                                S.reshape(t1 - t0, -1),
+                                grp.pair_idx,
+                                axis=1,
+                                out=sp[t0:t1],
+                                mode="clip",
+                            )
+                    for k, lo, hi, i in grp.segs:
+                        bn = cat.benches[i]
+                        part = np.matmul(sp[:, lo:hi], wg[:, k])  # (T, rows, R)
+                        tgt = nbr[bn.lo : bn.hi].reshape(-1, T, R)
+                        tgt += part.transpose(1, 0, 2)
+                if cat.groups:
+                    num3 = num.reshape(M, T, R)
+                    num3 += numj.transpose(1, 0, 2)
+                if n_pairs:
+                    # true benchmark share (w_bench / present weights) minus the one assumed
+                    f = np.divide(1.0, w_p, out=w_p)
+                    f -= inv_wtot_b_t[cat.pair_bench]
+                    f *= Wb_t[cat.pair_bench]
+                    f *= nbr
+                    for bn in cat.benches:
+                        num[bn.rows] += f[bn.lo : bn.hi]
                 wtot_c = Wb[:, cat.b0 : cat.b1].sum(axis=1)
                 if cat.rows_irr.size:
-                    w_pc = cat.pres_b @ Wb[:, cat.b0 : cat.b1].T
+                    w_pc = cat.pres_b @ Wb_t[cat.b0 : cat.b1]
                     num_irr = num[cat.rows_irr] / w_pc
                 num /= wtot_c
                 if cat.rows_irr.size:
@@ -993,7 +1059,7 @@ def rank_robustness(
         R = -(-N // K)
         K = -(-N // R)
         n_blocks = K
-        per_chunk = max(1, CHUNK_ELEMENTS // (M * eng.max_cat_cols))
+        per_chunk = max(1, CHUNK_ELEMENTS // (M * eng.max_group_cols))
         per_chunk = max(1, min(per_chunk, CHUNK_ELEMENTS // (M * R * 4) or 1, n_blocks))
     else:
         K = 0

@@ -88,11 +88,4 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
       (REASONS[(d._w || {})[key]] || "no threshold") + ")";
     return "Raw " + dagfuncs.fmtRaw(params.value) + " \u2192 score " + dagfuncs.fmtScore(s, scale);
   };
-
-  dagfuncs.headerClicked = function (params, setEventData) {
-    var col = params.column;
-    if (col && typeof col.getColId === "function") {
-      setEventData({ colId: col.getColId() });
-    }
-  };
 })();

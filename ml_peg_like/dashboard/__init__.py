@@ -7,13 +7,16 @@ carries them, so the server keeps no per-user state and any number of workers ag
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import dash
+import flask
+from werkzeug.exceptions import HTTPException
 
 from ..config import Config
 from ..raw import RawData
-from .callbacks import Engine, _colsig, register
+from .callbacks import Engine, _colsig, register, tree_store
 from .layout import build_layout
 from .tables import column_defs, row_data
 
@@ -21,6 +24,9 @@ ASSETS = Path(__file__).resolve().parents[2] / "assets"
 PACKAGE_ASSETS = Path(__file__).resolve().parent / "assets"
 
 __all__ = ["create_app", "serve"]
+
+#: the largest request body accepted (a 2 MB YAML upload is ~2.7 MB of base64 in a callback)
+MAX_REQUEST_BYTES = 5 * 1024 * 1024
 
 
 def _assets_folder() -> str:
@@ -46,11 +52,42 @@ def create_app(config: Config, raw: RawData, *, title: str | None = None) -> das
     cols = column_defs(engine.default_scores, "")
     rows = row_data(engine.default_scores, "", default_ranks=engine.default_scores.ranks)
     app.layout = build_layout(
-        config, engine.default_scores, title=title, columns=cols, rows=rows, colsig=_colsig(cols)
+        config,
+        engine.default_scores,
+        title=title,
+        columns=cols,
+        rows=rows,
+        colsig=_colsig(cols),
+        tree=tree_store(config),
     )
     register(app, engine)
+    _harden(app.server)
+    n_models, n_metrics = len(raw.models), len(config.metric_paths())
+
+    @app.server.route("/health")
+    def health():
+        """Liveness for load balancers and process managers: a small JSON, no computation."""
+        return flask.jsonify(status="ok", models=n_models, metrics=n_metrics)
+
     app.engine = engine  # for tests and benchmarks
     return app
+
+
+def _harden(server: flask.Flask) -> None:
+    """Flask-level guards against hostile clients: a request size limit (413), and any exception
+    that escapes Dash's dispatch (a forged callback request that does not match the callback's
+    shape) answered by a short 400 JSON and one log line, never a 500 with a traceback."""
+    server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
+    log = logging.getLogger("ml_peg_like.dashboard")
+
+    @server.errorhandler(Exception)
+    def _refuse(exc: Exception):
+        if isinstance(exc, HTTPException):
+            return exc
+        log.warning(
+            "refused %s %s: %s", flask.request.method, flask.request.path, type(exc).__name__
+        )
+        return flask.jsonify(error="bad request"), 400
 
 
 def serve(

@@ -1,10 +1,14 @@
 """The dashboard's callbacks.
 
 One server callback (:func:`register`'s ``update``) takes every user action (a box, a reset, a
-preset, an upload, the URL, navigation, the metric picker, the raw/normalised toggle, the model
-filter) and returns every output of the page in ONE round trip: the changes, the URL, the table,
-the plot, the boxes' states and messages. No callback feeds another, so an edit costs one request.
-Exports are separate callbacks that run only on their button.
+preset, an upload, the URL, navigation, the raw/normalised toggle, the model filter) and returns
+every output of the page in ONE round trip: the changes, the URL, the table, the plot, the boxes'
+states and messages. It sends only what changed (``no_update`` elsewhere). Navigation (sidebar,
+breadcrumbs, cell and header clicks, the metric picker) is a clientside callback
+(assets/navigation.js) that writes the ``want`` store, so the server callback does not carry the
+~100 navigation buttons as inputs; the sidebar's highlight follows the ``view`` store in the
+browser too. An edit or a click still costs exactly one request. Exports are separate callbacks
+that run only on their button.
 """
 
 from __future__ import annotations
@@ -17,23 +21,26 @@ from collections import OrderedDict
 from typing import Any
 
 import orjson
-from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
+from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from ..config import Config, Metric, dump_config, loads_config
-from ..errors import ConfigError
+from ..errors import ConfigError, Problem
 from ..io.export import tables_csv_zip, tables_xlsx
 from ..raw import RawData
 from ..scoring import Scores, score_values
 from .figures import curve_figure
 from .layout import breadcrumb, curve_graph, metric_options, settings_panel
 from .state import (
+    MAX_STATE_CHARS,
+    MAX_TEXT,
     Q_METRIC,
     Q_STATE,
     Q_VIEW,
     Changes,
     apply_edit,
     changes_from_upload,
+    clean_changes,
     decode_changes,
     display_value,
     effective_changes,
@@ -50,8 +57,9 @@ from .state import (
 from .tables import canonical_view, column_defs, row_data, view_node
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
-WILDCARD_OUTPUTS = ("box_value", "box_class", "msg", "nav_class")
+WILDCARD_OUTPUTS = ("box_value", "box_class", "msg")
 SHOWN: dict[str, str] = {}
 
 
@@ -114,32 +122,39 @@ def _first_metric(cfg: Config, view: str) -> str:
     return f"{cfg.full_path(view)}/{node.metrics[0].name}"
 
 
-def _metric_of_col(cfg: Config, col_id: str | None) -> str:
-    """Metric key path of a benchmark-view column id ``r<j>`` / ``n<j>``."""
-    if not col_id or col_id[0] not in "rn" or not col_id[1:].isdigit():
-        return ""
-    j = int(col_id[1:])
-    paths = cfg.metric_paths()
-    return paths[j] if j < len(paths) else ""
-
-
-def _drill_of_col(cfg: Config, col_id: str | None) -> str:
-    """View path of an overview column ``c<i>`` or a category-view column ``b<k>``."""
-    if not col_id or not col_id[1:].isdigit():
-        return ""
-    i = int(col_id[1:])
-    if col_id[0] == "c" and i < len(cfg.categories):
-        return cfg.categories[i].name
-    if col_id[0] == "b":
-        benches = [(c.name, b.name) for c in cfg.categories for b in c.benchmarks]
-        if i < len(benches):
-            return "/".join(benches[i])
-    return ""
-
-
 def register(app, engine: Engine) -> None:
     defaults = engine.defaults
     paths = engine.paths
+
+    # navigation (sidebar, breadcrumbs, metric links, cell and header clicks, the metric picker)
+    # runs in the browser: it writes the ``want`` store, the one input of the server callback
+    # that stands for all of them (assets/navigation.js)
+    app.clientside_callback(
+        ClientsideFunction("mpl", "navigate"),
+        Output("want", "data"),
+        Input({"type": "nav", "path": ALL}, "n_clicks"),
+        Input({"type": "crumb", "path": ALL}, "n_clicks"),
+        Input({"type": "pick", "path": ALL}, "n_clicks"),
+        Input("grid", "cellClicked"),
+        Input("hdr", "data"),
+        Input("metric-pick", "value"),
+        State("view", "data"),
+        State("tree", "data"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction("mpl", "drawCurve"),
+        Output({"type": "curve", "i": ALL}, "figure"),
+        Input("fig", "data"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction("mpl", "navClasses"),
+        Output({"type": "nav", "path": ALL}, "className"),
+        Input("view", "data"),
+        State("tree", "data"),
+        prevent_initial_call=True,
+    )
 
     @app.callback(
         output=dict(
@@ -154,9 +169,9 @@ def register(app, engine: Engine) -> None:
             box_value=Output({"type": "setting", "path": ALL, "field": ALL}, "value"),
             box_class=Output({"type": "setting", "path": ALL, "field": ALL}, "className"),
             msg=Output({"type": "msg", "path": ALL}, "children"),
-            nav_class=Output({"type": "nav", "path": ALL}, "className"),
             crumbs=Output("crumbs", "children"),
             curve=Output("curve-holder", "children"),
+            figure=Output("fig", "data"),
             mopts=Output("metric-pick", "options"),
             mval=Output("metric-pick", "value"),
             plot_style=Output("plot-wrap", "style"),
@@ -174,12 +189,7 @@ def register(app, engine: Engine) -> None:
             preset=Input("preset", "value"),
             upload=Input("upload", "contents"),
             search=Input("url", "search"),
-            nav=Input({"type": "nav", "path": ALL}, "n_clicks"),
-            crumb=Input({"type": "crumb", "path": ALL}, "n_clicks"),
-            pick=Input({"type": "pick", "path": ALL}, "n_clicks"),
-            cell=Input("grid", "cellClicked"),
-            header=Input("grid", "eventData"),
-            metric=Input("metric-pick", "value"),
+            want=Input("want", "data"),
             show=Input("show", "value"),
             models=Input("model-filter", "value"),
         ),
@@ -189,6 +199,8 @@ def register(app, engine: Engine) -> None:
             view=State("view", "data"),
             qs=State("qs", "data"),
             colsig=State("colsig", "data"),
+            shown_status=State("status", "children"),
+            graph=State({"type": "curve", "i": ALL}, "id"),
         ),
         prevent_initial_call=True,
     )
@@ -203,13 +215,25 @@ def register(app, engine: Engine) -> None:
         trig = ctx.triggered_id
         if trig is None:
             raise PreventUpdate
-        prop = ctx.triggered[0]["prop_id"].rsplit(".", 1)[-1]
-        groups = ctx.args_grouping
-        boxes = [(b["id"]["path"], b["id"]["field"], b["value"]) for b in groups["box"]]
-        changes: Changes = kw["changes"] or {}
-        view0 = kw["view"] or {"v": "", "m": ""}
-        v, metric = view0.get("v", ""), view0.get("m", "")
-        show = kw["show"] or "raw"
+        if "url.search" in ctx.triggered_prop_ids:
+            trig = "url"  # a page load (or back/forward) wins over anything fired with it
+        # everything from the client is checked for type and size first: a forged request that
+        # does not look like the page's own is ignored (204), it never reaches the engine
+        try:
+            changes: Changes = clean_changes(defaults, kw["changes"])
+            boxes = _boxes(ctx.args_grouping["box"])
+        except ValueError:
+            raise PreventUpdate from None
+        if isinstance(trig, dict) and not all(isinstance(x, str) for x in trig.values()):
+            raise PreventUpdate
+        raw_view = kw["view"] if isinstance(kw["view"], dict) else {}
+        v = canonical_view(defaults, _text(raw_view.get("v")))
+        metric = _text(raw_view.get("m"))
+        view0 = {"v": v, "m": metric}
+        show = kw["show"] if kw["show"] in ("raw", "score") else "raw"
+        models = _models(kw["models"], engine.models)
+        for key, limit in (("qs", MAX_STATE_CHARS + 4000), ("colsig", 64), ("filename", 255)):
+            kw[key] = _text(kw[key], limit)
         out: dict[str, Any] = {k: no_update for k in ctx.outputs_grouping}
         new_changes = changes
         set_values = False  # rewrite every box from the state (reset, preset, upload, URL)
@@ -223,7 +247,7 @@ def register(app, engine: Engine) -> None:
             return node_value(defaults, path, field)
 
         if isinstance(trig, dict) and trig.get("type") == "setting":
-            path, field = trig["path"], trig["field"]
+            path, field = trig.get("path", ""), trig.get("field", "")
             text = next((val for p, f, val in boxes if p == path and f == field), None)
             edits = {(path, field): text}
             # other boxes of the same row still holding a refused value are retried with it
@@ -232,6 +256,8 @@ def register(app, engine: Engine) -> None:
                     edits[(p, f)] = val
             pending = set(edits)
             try:
+                if any(isinstance(t, str) and len(t) > MAX_TEXT for t in edits.values()):
+                    raise ConfigError([Problem(f"{path}.{field}", "too long: type a number")])
                 new_changes, _cfg = apply_edit(defaults, changes, edits)
             except ConfigError as exc:
                 mine = [
@@ -239,7 +265,7 @@ def register(app, engine: Engine) -> None:
                 ]
                 edit_error = (path, field, "; ".join(dict.fromkeys(mine)) or _problem_text(exc))
         elif isinstance(trig, dict) and trig.get("type") == "reset":
-            new_changes = reset_paths(changes, [trig["path"]])
+            new_changes = reset_paths(changes, [trig.get("path", "")])
             set_values = True
         elif trig == "reset-table":
             new_changes = reset_paths(changes, {p for p, _f, _v in boxes})
@@ -250,7 +276,7 @@ def register(app, engine: Engine) -> None:
             status = _status("Back to the default settings.")
         elif trig == "preset":
             name = kw["preset"]
-            if not name:
+            if not name or not isinstance(name, str):
                 raise PreventUpdate
             try:
                 new_changes = effective_changes(defaults, defaults.presets[name])
@@ -262,7 +288,7 @@ def register(app, engine: Engine) -> None:
             set_values = True
         elif trig == "upload":
             contents = kw["upload"]
-            if not contents:
+            if not contents or not isinstance(contents, str):
                 raise PreventUpdate
             out["upload"] = None
             fname = kw["filename"] or "upload"
@@ -280,7 +306,7 @@ def register(app, engine: Engine) -> None:
                 out["status"] = _status(f"{fname} was not applied: {_problem_text(exc)}", "err")
                 return out
         elif trig == "url":
-            search = kw["search"] or ""
+            search = _text(kw["search"], MAX_STATE_CHARS + 4000)
             if search == (kw["qs"] or ""):
                 raise PreventUpdate
             q = parse_query(search)
@@ -294,22 +320,12 @@ def register(app, engine: Engine) -> None:
             v = canonical_view(defaults, q.get(Q_VIEW, ""))
             metric = q.get(Q_METRIC, "")
             set_values = True
-        elif isinstance(trig, dict) and trig.get("type") in ("nav", "crumb"):
-            v = canonical_view(defaults, trig["path"])
-        elif isinstance(trig, dict) and trig.get("type") == "pick":
-            metric = trig["path"]
-        elif trig == "grid" and prop == "cellClicked":
-            col = (kw["cell"] or {}).get("colId")
-            target = _drill_of_col(defaults, col)
-            if target:
-                v = canonical_view(defaults, target)
-            else:
-                metric = _metric_of_col(defaults, col) or metric
-        elif trig == "grid" and prop == "eventData":
-            data = (kw["header"] or {}).get("data") or {}
-            metric = _metric_of_col(defaults, data.get("colId")) or metric
-        elif trig == "metric-pick":
-            metric = kw["metric"] or metric
+        elif trig == "want":
+            want = kw["want"]
+            if not isinstance(want, dict) or "t" not in want:
+                raise PreventUpdate
+            v = canonical_view(defaults, _text(want.get("v")))
+            metric = _text(want.get("m"))
         elif trig in ("show", "model-filter"):
             pass
         else:
@@ -332,17 +348,20 @@ def register(app, engine: Engine) -> None:
             ]
             return out
 
-        cfg, scores = engine.scores_for(new_changes)
+        try:
+            cfg, scores = engine.scores_for(new_changes)
+        except ConfigError:
+            raise PreventUpdate from None  # a forged state the page itself never holds
         changed_set = {p for p, f in new_changes.items() if f}
-        out["changes"] = new_changes
-        out["view"] = {"v": v, "m": metric}
+        if new_changes != changes:
+            out["changes"] = new_changes
+        if v != view0.get("v", "") or metric != view0.get("m", ""):
+            out["view"] = {"v": v, "m": metric}
         query = make_query(new_changes, v, metric if metric != _first_metric(defaults, v) else "")
         if query != (kw["qs"] or "") or trig == "url":
             out["search"] = query
             out["qs"] = query
-        out["rows"] = row_data(
-            scores, v, default_ranks=engine.default_scores.ranks, models=kw["models"] or None
-        )
+        out["rows"] = row_data(scores, v, default_ranks=engine.default_scores.ranks, models=models)
         cols = column_defs(scores, v, show=show, changed=changed_set, metric=metric)
         sig = _colsig(cols)
         if sig != kw["colsig"]:
@@ -350,43 +369,50 @@ def register(app, engine: Engine) -> None:
             out["colsig"] = sig
         is_bench = bool(metric)
         if is_bench:
-            out["curve"] = curve_graph(curve_figure(scores, metric))
+            figure = curve_figure(scores, metric)
+            if kw["graph"]:
+                # the graph exists: its figure follows in the browser once the table is drawn
+                out["figure"] = figure
+            else:
+                out["curve"] = curve_graph(figure)  # first benchmark view: create it
             if metric != view0.get("m") or view_changed:
                 out["mval"] = metric
-        elif view_changed:
-            out["curve"] = None
         n_changed = sum(len(f) for f in new_changes.values())
-        out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"
-        out["reset_disabled"] = n_changed == 0
+        n_before = sum(len(f) for f in changes.values())
+        if n_changed != n_before or set_values:
+            out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"
+            out["reset_disabled"] = n_changed == 0
         if status is not no_update:
             out["status"] = status
-        elif trig not in ("show", "model-filter", "metric-pick", "grid") and not (
-            isinstance(trig, dict) and trig.get("type") in ("nav", "crumb", "pick")
-        ):
+        elif kw["shown_status"] and trig not in ("show", "model-filter", "want"):
             out["status"] = None
 
         if view_changed:
             out["settings"] = settings_panel(defaults, cfg, new_changes, v)
             out["crumbs"] = breadcrumb(defaults, v)
-            out["nav_class"] = [
-                nav_class(defaults, n["id"]["path"], v) for n in ctx.outputs_grouping["nav_class"]
-            ]
             out["mopts"] = metric_options(defaults, v)
             out["plot_style"] = SHOWN if is_bench else HIDDEN
             out["show_style"] = SHOWN if is_bench else HIDDEN
             return out
 
-        # same view: update the boxes in place (never re-render them: focus stays where it is)
+        # same view: update the boxes in place (never re-render them: focus stays where it is);
+        # only the boxes whose value or mark changes are sent
         values, classes = [], []
         for bp, bf, text in boxes:
             value = eff(bp, bf, new_changes)
-            klass = "box modified" if bf in new_changes.get(bp, {}) else "box"
+            was = bf in changes.get(bp, {})
+            now = bf in new_changes.get(bp, {})
+            klass = "box modified" if now else "box"
             if set_values:
-                values.append(display_value(value))
+                same = same_value(parse_box(text), value)
+                values.append(no_update if same else display_value(value))
                 classes.append(klass)
-            elif (bp, bf) in pending or same_value(parse_box(text), value):
+            elif (bp, bf) in pending:
                 values.append(no_update)
                 classes.append(klass)
+            elif same_value(parse_box(text), value):
+                values.append(no_update)
+                classes.append(klass if was != now else no_update)
             else:
                 values.append(no_update)
                 classes.append(no_update)  # still holds a refused value: stays red
@@ -403,18 +429,54 @@ def register(app, engine: Engine) -> None:
         _register_download(app, engine, kind, fn)
 
 
-def nav_class(cfg: Config, path: str, view: str) -> str:
-    """Sidebar item classes: kind, ``active`` (the view), ``open``/``shown`` (its category)."""
-    if not path:
-        return "nav-item top" + (" active" if not view else "")
-    node = view_node(cfg, path)
-    view_cat = cfg.full_path(view).split("/")[0] if view else ""
-    if node is not None and hasattr(node, "benchmarks"):
-        klass = "nav-item cat" + (" open" if node.name == view_cat else "")
-    else:
-        cat = path[: len(path) - len(node.name) - 1] if node is not None else ""
-        klass = "nav-item bench" + (" shown" if cat == view_cat else "")
-    return klass + (" active" if path == view else "")
+def _text(value: Any, limit: int = 2000) -> str:
+    """A short string from a client value (anything else: "")."""
+    return value if isinstance(value, str) and len(value) <= limit else ""
+
+
+def _boxes(group: Any) -> list[tuple[str, str, Any]]:
+    """(path, field, value) of every box in the request; ValueError when it is malformed."""
+    if not isinstance(group, list) or len(group) > MAX_BOXES:
+        raise ValueError("boxes")
+    out = []
+    for b in group:
+        bid = b.get("id") if isinstance(b, dict) else None
+        if not isinstance(bid, dict):
+            raise ValueError("box id")
+        path, field, value = bid.get("path"), bid.get("field"), b.get("value")
+        if not isinstance(path, str) or not isinstance(field, str):
+            raise ValueError("box id")
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, str | int | float)
+        ):
+            raise ValueError("box value")
+        out.append((path, field, value))
+    return out
+
+
+def _models(value: Any, known: tuple[str, ...]) -> list[str] | None:
+    """The model filter: known model names only (None: every model)."""
+    if not isinstance(value, list) or not value:
+        return None
+    names = set(known)
+    return [m for m in value[: len(known)] if isinstance(m, str) and m in names] or None
+
+
+def tree_store(cfg: Config) -> dict[str, Any]:
+    """What the browser's navigation needs: the category of every view path, and the view path
+    of every drill-down column (``c<i>`` overview, ``b<k>`` category view) and metric column."""
+    cat_of: dict[str, str] = {}
+    cols: dict[str, str] = {}
+    k = 0
+    for i, c in enumerate(cfg.categories):
+        cat_of[c.name] = c.name
+        cols[f"c{i}"] = c.name
+        for b in c.benchmarks:
+            p = f"{c.name}/{b.name}"
+            cat_of[p] = c.name
+            cols[f"b{k}"] = p
+            k += 1
+    return {"cat": cat_of, "col": cols, "metrics": cfg.metric_paths()}
 
 
 def _decode_upload(contents: str) -> bytes:
@@ -458,8 +520,8 @@ def _register_download(app, engine: Engine, kind: str, fn) -> None:
     )
     def download(_n, changes):
         try:
-            return fn(engine, changes or {})
-        except ConfigError:
+            return fn(engine, clean_changes(engine.defaults, changes))
+        except (ConfigError, ValueError):
             raise PreventUpdate from None
 
 

@@ -25,14 +25,14 @@ AXIS = dict(
     zeroline=False,
     ticks="outside",
     tickcolor="#d0d7de",
-    automargin=True,
+    automargin=False,  # fixed margins: automargin costs a second layout pass on every update
 )
 
 
 def _base_layout(**kw) -> dict:
     layout = dict(
         height=320,
-        margin=dict(l=56, r=24, t=58, b=46),
+        margin=dict(l=60, r=24, t=58, b=50),
         font=dict(family=FONT, size=12, color="#1f2328"),
         paper_bgcolor="#ffffff",
         plot_bgcolor="#ffffff",

@@ -284,6 +284,7 @@ def build_layout(
     columns: list[dict],
     rows: list[dict],
     colsig: str,
+    tree: dict,
 ) -> html.Div:
     cfg = defaults
     presets = list(cfg.presets)
@@ -389,6 +390,7 @@ def build_layout(
             "suppressMovable": True,
             "wrapHeaderText": True,
             "autoHeaderHeight": True,
+            "unSortIcon": True,  # sorting is on the icon; a header's name opens / selects
         },
         dashGridOptions={
             "tooltipShowDelay": 300,
@@ -400,7 +402,6 @@ def build_layout(
             **({"domLayout": "autoHeight"} if auto_height else {}),
             "theme": {"function": GRID_THEME},
         },
-        eventListeners={"columnHeaderClicked": ["headerClicked(params, setEventData)"]},
         className="scores-grid",
         style={"width": "100%"} if auto_height else {"height": "100%", "width": "100%"},
     )
@@ -411,6 +412,10 @@ def build_layout(
             dcc.Store(id="view", data={"v": "", "m": ""}),
             dcc.Store(id="qs", data=""),
             dcc.Store(id="colsig", data=colsig),
+            dcc.Store(id="want", data=None),  # a navigation request (assets/navigation.js)
+            dcc.Store(id="hdr", data=None),  # a click on a column header's name
+            dcc.Store(id="tree", data=tree),
+            dcc.Store(id="fig", data=None),  # the curve's next figure (drawn after the table)
             html.Header(
                 [
                     html.Div(
@@ -506,11 +511,15 @@ def metric_options(cfg: Config, view: str) -> list[dict]:
     return [{"label": m.name, "value": f"{full}/{m.name}"} for m in node.metrics]
 
 
-def curve_graph(figure: dict):
-    """The normalisation-curve graph (re-sent with the same id: React updates it in place)."""
-    return dcc.Graph(
+def curve_graph(figure: dict) -> html.Div:
+    """The normalisation-curve graph, created once (on the first benchmark view); later edits
+    update its ``figure`` through a pattern-matching output (no re-render of the layout)."""
+    return html.Div(
+        dcc.Graph(
+            id={"type": "curve", "i": 0},
+            figure=figure,
+            config={"displaylogo": False, "responsive": True},
+            style={"height": "320px"},
+        ),
         id="curve",
-        figure=figure,
-        config={"displaylogo": False, "responsive": True},
-        style={"height": "320px"},
     )

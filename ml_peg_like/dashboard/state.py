@@ -317,3 +317,55 @@ def node_kind(node: Category | Benchmark | Metric) -> str:
 
 def config_yaml_dict(cfg: Config) -> dict[str, Any]:
     return config_to_dict(cfg)
+
+
+# ------------------------------------------------------------------------------------------------
+# Client data: what a browser (or a forged request) sends back
+# ------------------------------------------------------------------------------------------------
+
+MAX_TEXT = 200  # a box's text, a threshold given as text, a model name in ``{model: NAME}``
+MAX_FIELDS = 16  # fields of one key path
+
+
+def _clean_value(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("a value is a boolean")
+    if isinstance(value, int | float):
+        if not math.isfinite(float(value)):
+            raise ValueError("a value is not finite")
+        return value
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise ValueError("a value is too long")
+        return value
+    if isinstance(value, Mapping) and set(value) == {"model"} and isinstance(value["model"], str):
+        if len(value["model"]) > MAX_TEXT:
+            raise ValueError("a model name is too long")
+        return {"model": value["model"]}
+    raise ValueError("a value is neither a number nor text")
+
+
+def clean_changes(defaults: Config, data: Any) -> Changes:
+    """``data`` (the ``changes`` store as the client sent it) checked for shape and size: a
+    mapping of known key paths to at most MAX_FIELDS fields of finite numbers, short text or
+    ``{model: NAME}``. ValueError otherwise. The engine then checks the values themselves."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ValueError("the changes are not a mapping")
+    known = defaults._paths
+    if len(data) > len(known):
+        raise ValueError("more changes than key paths")
+    out: Changes = {}
+    for path, fields in data.items():
+        if not isinstance(path, str) or path not in known:
+            raise ValueError("an unknown key path")
+        if not isinstance(fields, Mapping) or len(fields) > MAX_FIELDS:
+            raise ValueError("the fields of a key path are not a small mapping")
+        clean = {}
+        for f, v in fields.items():
+            if not isinstance(f, str) or not f or len(f) > 40:
+                raise ValueError("a field name is not short text")
+            clean[f] = _clean_value(v)
+        out[path] = clean
+    return out

@@ -1,0 +1,102 @@
+/* Navigation in the browser (clientside callbacks, see ml_peg_like/dashboard/callbacks.py).
+ *
+ * mpl.navigate: a click on the sidebar, a breadcrumb, a metric link, a score cell or a column
+ * header's name, or the metric picker, becomes a navigation request {v: view, m: metric, t} in the
+ * `want` store; the server callback (one round trip) answers with the view's table and panels.
+ * mpl.navClasses: the sidebar's highlight follows the `view` store.
+ * mpl.drawCurve: the curve's figure (from the `fig` store) is applied after the next paint.
+ * A capture-phase click listener turns a click on a drill-down or metric column header's NAME
+ * into `hdr` store data (so it opens / selects instead of sorting; the sort icon still sorts). */
+(function () {
+  "use strict";
+  var dc = (window.dash_clientside = window.dash_clientside || {});
+
+  function want(v, m) {
+    return { v: v || "", m: m || "", t: Date.now() };
+  }
+
+  function fromColumn(colId, view, tree) {
+    if (typeof colId !== "string" || !tree) return dc.no_update;
+    if (tree.col && Object.prototype.hasOwnProperty.call(tree.col, colId)) {
+      return want(tree.col[colId], "");
+    }
+    if (/^[rn][0-9]+$/.test(colId)) {
+      var m = (tree.metrics || [])[parseInt(colId.slice(1), 10)];
+      if (m && m !== view.m) return want(view.v, m);
+    }
+    return dc.no_update;
+  }
+
+  dc.mpl = {
+    navigate: function (nav, crumb, pick, cell, hdr, metric, view, tree) {
+      var ctx = dc.callback_context;
+      if (!ctx || !ctx.triggered || !ctx.triggered.length) return dc.no_update;
+      var t = ctx.triggered[0];
+      var k = t.prop_id.lastIndexOf(".");
+      var id = t.prop_id.slice(0, k);
+      view = view || { v: "", m: "" };
+      if (id.charAt(0) === "{") {
+        if (!t.value) return dc.no_update; // a button that was just rendered (n_clicks 0)
+        var o = JSON.parse(id);
+        if (o.type === "pick") return o.path === view.m ? dc.no_update : want(view.v, o.path);
+        return want(o.path, "");
+      }
+      if (id === "grid") return fromColumn(cell && cell.colId, view, tree);
+      if (id === "hdr") return fromColumn(hdr && hdr.colId, view, tree);
+      if (id === "metric-pick") {
+        if (!metric || metric === view.m) return dc.no_update; // set by the server itself
+        return want(view.v, metric);
+      }
+      return dc.no_update;
+    },
+
+    // the new figure of the curve, drawn after the browser has painted the updated table
+    // (a Plotly redraw takes 30-70 ms; the table is what an edit is for)
+    drawCurve: function (figure) {
+      var n = (dc.callback_context.outputs_list || []).length;
+      if (!figure || !n) return dc.no_update;
+      return new Promise(function (resolve) {
+        requestAnimationFrame(function () {
+          setTimeout(function () {
+            var out = [];
+            for (var i = 0; i < n; i++) out.push(figure);
+            resolve(out);
+          }, 0);
+        });
+      });
+    },
+
+    navClasses: function (view, tree) {
+      var ctx = dc.callback_context;
+      var v = (view && view.v) || "";
+      var cats = (tree && tree.cat) || {};
+      var vc = v ? cats[v] : "";
+      return (ctx.outputs_list || []).map(function (o) {
+        var p = o.id.path;
+        var klass;
+        if (!p) klass = "nav-item top";
+        else if (cats[p] === p) klass = "nav-item cat" + (p === vc ? " open" : "");
+        else klass = "nav-item bench" + (cats[p] === vc ? " shown" : "");
+        return klass + (p === v ? " active" : "");
+      });
+    },
+  };
+
+  document.addEventListener(
+    "click",
+    function (e) {
+      var target = e.target;
+      if (!target || typeof target.closest !== "function") return;
+      var text = target.closest(".ag-header-cell-text");
+      if (!text) return;
+      var cell = text.closest(".ag-header-cell.drill, .ag-header-cell.metric");
+      if (!cell || !cell.closest("#grid")) return;
+      var colId = cell.getAttribute("col-id");
+      if (!colId || !dc.set_props) return;
+      e.stopPropagation();
+      e.preventDefault();
+      dc.set_props("hdr", { data: { colId: colId, t: Date.now() } });
+    },
+    true
+  );
+})();

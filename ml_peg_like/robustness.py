@@ -59,10 +59,13 @@ Pure numpy, no Dash. Three tools:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,7 +93,20 @@ CHUNK_ELEMENTS = 1 << 22  # about 32 MB of float64 per batch array
 SUBBATCH_ELEMENTS = 1 << 17  # threshold draws normalised together: about 1 MB, stays in cache
 ROUND_DECIMALS = 12  # as scoring.rank_desc
 
+DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
+
 ProgressFn = Callable[[int, int], Any]
+
+
+def _blas_limit(n: int | None):
+    """threadpoolctl's BLAS thread limit when installed, else nothing."""
+    if n is None:
+        return contextlib.nullcontext()
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - optional
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=int(n), user_api="blas")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -155,9 +171,10 @@ def kendall_tau(a, b):
 
 
 def _sorted_groups(V: np.ndarray):
-    """Row-wise descending order of V (no NaN) and, per sorted position, its tie group bounds."""
+    """Row-wise descending order of V (no NaN) and, per sorted position, whether it starts a tie
+    group and the first position of its group."""
     S, n = V.shape
-    order = np.argsort(-V, axis=1, kind="stable")
+    order = np.argsort(-V, axis=1)  # the order within ties does not matter
     sv = np.take_along_axis(V, order, axis=1)
     idx = np.arange(n)
     new = np.ones((S, n), dtype=bool)
@@ -167,18 +184,27 @@ def _sorted_groups(V: np.ndarray):
     return order, new, first
 
 
-def _average_ranks(V: np.ndarray) -> np.ndarray:
-    """Row-wise average ranks (1 = highest; ties get the mean of their positions)."""
+def _ranks(V: np.ndarray, average: bool = False):
+    """Row-wise ranks of V (no NaN; 1 = highest): min ranks (ties share the best rank) and, with
+    ``average``, average ranks (ties get the mean of their positions). One sort."""
     S, n = V.shape
     order, new, first = _sorted_groups(V)
+    ranks = np.empty((S, n), dtype=np.int64)
+    np.put_along_axis(ranks, order, first + 1, axis=1)
+    if not average:
+        return ranks, None
     end = np.ones((S, n), dtype=bool)
     end[:, :-1] = new[:, 1:]
     last = np.where(end, np.arange(n), n - 1)[:, ::-1]
     last = np.minimum.accumulate(last, axis=1)[:, ::-1]
-    avg = (first + last) / 2.0 + 1.0
-    out = np.empty((S, n))
-    np.put_along_axis(out, order, avg, axis=1)
-    return out
+    avg = np.empty((S, n))
+    np.put_along_axis(avg, order, (first + last) / 2.0 + 1.0, axis=1)
+    return ranks, avg
+
+
+def _average_ranks(V: np.ndarray) -> np.ndarray:
+    """Row-wise average ranks (1 = highest; ties get the mean of their positions)."""
+    return _ranks(V, average=True)[1]
 
 
 def _pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -222,9 +248,7 @@ def rank_samples(values) -> np.ndarray:
     S, n = v.shape
     nan = np.isnan(v)
     key = np.where(nan, -np.inf, v)
-    order, _, first = _sorted_groups(key)
-    ranks = np.empty((S, n), dtype=np.int64)
-    np.put_along_axis(ranks, order, first + 1, axis=1)
+    ranks, _ = _ranks(key)
     if nan.any():
         n_valid = n - nan.sum(axis=1)
         ranks = np.where(nan, (n_valid + 1)[:, None], ranks)
@@ -618,8 +642,7 @@ class _Engine:
         plan = self.plan
         wtot_b = np.add.reduceat(Wm, plan.metric_starts, axis=1)
         ratio = np.divide(Wb, wtot_b, out=np.zeros_like(Wb), where=wtot_b > 0)
-        inv_wtot_b_t = np.divide(1.0, wtot_b.T, out=np.zeros_like(wtot_b.T), where=wtot_b.T > 0)
-        Wb_t = np.ascontiguousarray(Wb.T)
+        inv_wtot_b = np.divide(1.0, wtot_b, out=np.zeros_like(wtot_b), where=wtot_b > 0)
         ov = np.zeros((M, Ns))  # layout: model x sample (sample = draw * R + weight draw)
         tb = max(1, SUBBATCH_ELEMENTS // (M * self.max_group_cols))  # draws normalised together
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -628,15 +651,8 @@ class _Engine:
                 if cat.cols_f.size:
                     coef = Wm[:, cat.cols_f] * ratio[:, self.bench_of_col[cat.cols_f]]
                     np.matmul(cat.S_f, coef.T, out=num)
-                # irregular (row, benchmark) pairs: numerators and present weights
-                n_pairs = cat.pair_bench.size
-                nbr = np.empty((n_pairs, Ns))
-                w_p = np.empty((n_pairs, Ns))
-                for bn in cat.benches:
-                    both = bn.stacked @ Wm[:, bn.cols].T
-                    n = bn.rows.size
-                    nbr[bn.lo : bn.hi] = both[:n]
-                    w_p[bn.lo : bn.hi] = both[n:]
+                # irregular (row, benchmark) pairs: jittered part of their numerators
+                jpart: list[list[np.ndarray]] = [[] for _ in cat.benches]
                 if cat.groups:
                     numj = np.zeros((T, M, R))
                 for grp in cat.groups:
@@ -653,32 +669,28 @@ class _Engine:
                         S = self._scores(grp, G[t0:t1], B[t0:t1])  # (tb, M, L)
                         numj[t0:t1] += np.matmul(S, coef[t0:t1])
                         if grp.segs:  # scores of the irregular pairs, while S is in cache
-                            np.take(
-                                S.reshape(t1 - t0, -1),
-                                grp.pair_idx,
-                                axis=1,
-                                out=sp[t0:t1],
-                                mode="clip",
-                            )
+                            flat = S.reshape(t1 - t0, -1)
+                            np.take(flat, grp.pair_idx, axis=1, out=sp[t0:t1], mode="clip")
                     for k, lo, hi, i in grp.segs:
-                        bn = cat.benches[i]
-                        part = np.matmul(sp[:, lo:hi], wg[:, k])  # (T, rows, R)
-                        tgt = nbr[bn.lo : bn.hi].reshape(-1, T, R)
-                        tgt += part.transpose(1, 0, 2)
+                        jpart[i].append(np.matmul(sp[:, lo:hi], wg[:, k]))  # (T, rows, R)
                 if cat.groups:
                     num3 = num.reshape(M, T, R)
                     num3 += numj.transpose(1, 0, 2)
-                if n_pairs:
-                    # true benchmark share (w_bench / present weights) minus the one assumed
-                    f = np.divide(1.0, w_p, out=w_p)
-                    f -= inv_wtot_b_t[cat.pair_bench]
-                    f *= Wb_t[cat.pair_bench]
-                    f *= nbr
-                    for bn in cat.benches:
-                        num[bn.rows] += f[bn.lo : bn.hi]
+                for bn, parts in zip(cat.benches, jpart, strict=True):
+                    n = bn.rows.size
+                    both = bn.stacked @ Wm[:, bn.cols].T  # [numerator (fixed part); w present]
+                    nb = both[:n]
+                    for part in parts:
+                        nb.reshape(n, T, R)[...] += part.transpose(1, 0, 2)
+                    # true benchmark share (w_bench / present weight) minus the one assumed
+                    f = np.divide(1.0, both[n:], out=both[n:])
+                    f -= inv_wtot_b[:, bn.b]
+                    f *= Wb[:, bn.b]
+                    f *= nb
+                    num[bn.rows] += f
                 wtot_c = Wb[:, cat.b0 : cat.b1].sum(axis=1)
                 if cat.rows_irr.size:
-                    w_pc = cat.pres_b @ Wb_t[cat.b0 : cat.b1]
+                    w_pc = cat.pres_b @ Wb[:, cat.b0 : cat.b1].T
                     num_irr = num[cat.rows_irr] / w_pc
                 num /= wtot_c
                 if cat.rows_irr.size:
@@ -965,7 +977,9 @@ def leave_one_out(raw: RawData, cfg: Config) -> pd.DataFrame:
     return _leave_one_out(score_values(values, models, cfg), cfg)
 
 
-def _check_settings(samples, concentration, threshold_jitter, jitter_scale, top_k, draws, cells):
+def _check_settings(
+    samples, concentration, threshold_jitter, jitter_scale, top_k, draws, cells, workers, blas
+):
     problems = []
 
     def bad_int(v, name, low):
@@ -1002,6 +1016,10 @@ def _check_settings(samples, concentration, threshold_jitter, jitter_scale, top_
             raise ValueError
     except (TypeError, ValueError):
         problems.append(Problem("max_threshold_cells", f"expected a number > 0, got {cells!r}"))
+    if bad_int(workers, "workers", 1):
+        problems.append(Problem("workers", f"expected an integer >= 1, got {workers!r}"))
+    if blas is not None and bad_int(blas, "blas_threads", 1):
+        problems.append(Problem("blas_threads", f"expected an integer >= 1, got {blas!r}"))
     if problems:
         raise MlPegLikeError(problems)
 
@@ -1022,13 +1040,18 @@ def rank_robustness(
     loo: bool = True,
     keep_samples: int = 0,
     progress: ProgressFn | None = None,
+    workers: int = DEFAULT_WORKERS,
+    blas_threads: int | None = 1,
 ) -> RobustnessResult:
     """Monte Carlo rank robustness of ``cfg`` on ``raw`` (method: see the module docstring).
 
     ``default``: a config (same tree) whose ranking is compared with ``cfg``'s (Kendall tau,
     Spearman rho in ``scalars``). ``progress(done, total)`` is called after every batch with the
     number of samples done. ``keep_samples``: keep the first n samples (weights, thresholds,
-    overall scores) in ``result.samples``. Raises MlPegLikeError on bad settings.
+    overall scores) in ``result.samples``. ``workers``: batches computed concurrently by threads
+    (numpy releases the GIL; the result does not depend on it). ``blas_threads``: BLAS threads
+    during the run when threadpoolctl is installed (the products are small, so 1 is fastest,
+    above all on a busy machine; None leaves BLAS alone). Raises MlPegLikeError on bad settings.
     """
     _check_settings(
         samples,
@@ -1038,6 +1061,8 @@ def rank_robustness(
         top_k,
         threshold_draws,
         max_threshold_cells,
+        workers,
+        blas_threads,
     )
     t_start = time.perf_counter()
     values, models = _values(raw, cfg)
@@ -1075,12 +1100,10 @@ def rank_robustness(
     base_avg = None
     if n_valid >= 2:
         base_avg = _average_ranks(np.round(eng.scores.overall_scores[vidx], ROUND_DECIMALS)[None])
-    rhos = []
     keep = max(0, min(int(keep_samples), N))
-    kept: dict[str, list] = {k: [] for k in ("mw", "bw", "cw", "g", "b", "ov")}
-    done = 0
     model_of = np.arange(M)
-    for start in range(0, n_blocks, per_chunk):
+
+    def run_chunk(start: int):
         blocks = range(start, min(n_blocks, start + per_chunk))
         draws = [eng.draw_block(np.random.default_rng(children[k]), R, use_thr) for k in blocks]
         Wm = np.concatenate([d[2] for d in draws])
@@ -1089,32 +1112,43 @@ def rank_robustness(
         G = np.stack([d[0] for d in draws]) if use_thr else None
         B = np.stack([d[1] for d in draws]) if use_thr else None
         ov = eng.overall_batch(Wm, Wb, Wc, G, B)  # (len(blocks) * R, M)
-        n_take = min(ov.shape[0], N - done)
+        s0 = start * R
+        n_take = min(ov.shape[0], N - s0)
         ov = ov[:n_take]
         ranks = np.full((n_take, M), n_valid + 1, dtype=np.int64)
+        rho = None
         if n_valid:
             V = np.round(ov[:, vidx], ROUND_DECIMALS)
-            order, _, first = _sorted_groups(V)
-            rv = np.empty(V.shape, dtype=np.int64)
-            np.put_along_axis(rv, order, first + 1, axis=1)
+            rv, avg = _ranks(V, average=base_avg is not None)
             ranks[:, vidx] = rv
             if base_avg is not None:
-                rhos.append(_pearson_rows(_average_ranks(V), np.broadcast_to(base_avg, V.shape)))
-        flat = (model_of[None, :] * (M + 1) + ranks).ravel()
-        counts += np.bincount(flat, minlength=M * (M + 1)).reshape(M, M + 1)
-        if done < keep:
-            k = min(keep - done, n_take)
-            kept["mw"].append(Wm[:k])
-            kept["bw"].append(Wb[:k])
-            kept["cw"].append(Wc[:k])
-            kept["ov"].append(ov[:k])
+                rho = _pearson_rows(avg, np.broadcast_to(base_avg, V.shape))
+        kept = None
+        if s0 < keep:
+            k = min(keep - s0, n_take)
+            kept = {"mw": Wm[:k], "bw": Wb[:k], "cw": Wc[:k], "ov": ov[:k]}
             if use_thr:
-                draw_of = np.arange(k) // R
-                kept["g"].append(G[draw_of])
-                kept["b"].append(B[draw_of])
-        done += n_take
-        if progress is not None:
-            progress(done, N)
+                kept["g"] = G[np.arange(k) // R]
+                kept["b"] = B[np.arange(k) // R]
+        return n_take, ranks, rho, kept
+
+    starts = list(range(0, n_blocks, per_chunk))
+    n_workers = max(1, min(int(workers), len(starts)))
+    rhos, kept_parts = [], []
+    done = 0
+    with _blas_limit(blas_threads), ThreadPoolExecutor(n_workers) as pool:
+        # chunks run n_workers at a time; results are consumed in order (deterministic)
+        results = pool.map(run_chunk, starts) if n_workers > 1 else map(run_chunk, starts)
+        for n_take, ranks, rho, kept in results:
+            flat = (model_of[None, :] * (M + 1) + ranks).ravel()
+            counts += np.bincount(flat, minlength=M * (M + 1)).reshape(M, M + 1)
+            if rho is not None:
+                rhos.append(rho)
+            if kept is not None:
+                kept_parts.append(kept)
+            done += n_take
+            if progress is not None:
+                progress(done, N)
     t_mc = time.perf_counter() - t_start
 
     # ---- summaries ----------------------------------------------------------------------------
@@ -1202,16 +1236,16 @@ def rank_robustness(
         good = np.full((keep, P), np.nan)
         bad = np.full((keep, P), np.nan)
         if use_thr:
-            good[:, eng.jit_cols] = np.concatenate(kept["g"])[:keep]
-            bad[:, eng.jit_cols] = np.concatenate(kept["b"])[:keep]
+            good[:, eng.jit_cols] = np.concatenate([k["g"] for k in kept_parts])
+            bad[:, eng.jit_cols] = np.concatenate([k["b"] for k in kept_parts])
         samples_out = {
-            "metric_weights": np.concatenate(kept["mw"])[:keep],
-            "benchmark_weights": np.concatenate(kept["bw"])[:keep],
-            "category_weights": np.concatenate(kept["cw"])[:keep],
+            "metric_weights": np.concatenate([k["mw"] for k in kept_parts]),
+            "benchmark_weights": np.concatenate([k["bw"] for k in kept_parts]),
+            "category_weights": np.concatenate([k["cw"] for k in kept_parts]),
             "good": good,
             "bad": bad,
             "threshold_columns": eng.jit_cols.copy(),
-            "overall": np.concatenate(kept["ov"])[:keep],
+            "overall": np.concatenate([k["ov"] for k in kept_parts]),
         }
     return RobustnessResult(
         models=models,

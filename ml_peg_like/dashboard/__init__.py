@@ -99,7 +99,8 @@ def serve(
     workers: int = 1,
     title: str | None = None,
 ) -> int:
-    """Serve the dashboard with Dash's development server (``workers`` > 1 needs gunicorn)."""
+    """Serve the dashboard: ``workers`` > 1 runs gunicorn (a production WSGI server, debug always
+    off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``."""
     app = create_app(config, raw, title=title)
     if workers and workers > 1:
         try:
@@ -112,6 +113,10 @@ def serve(
                 def load_config(self):
                     self.cfg.set("bind", f"{host}:{port}")
                     self.cfg.set("workers", workers)
+                    if "control_socket_disable" in self.cfg.settings:
+                        # gunicorn >= 27: one shared ~/.gunicorn/gunicorn.ctl per user would
+                        # collide between two servers; nothing here uses it
+                        self.cfg.set("control_socket_disable", True)
 
                 def load(self):
                     return app.server

@@ -19,6 +19,12 @@ CURVE_POINTS = 121
 FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 
 
+def _text(s: str) -> str:
+    """Data as text in Plotly's pseudo-HTML labels: ``& < >`` escaped (Plotly decodes those three
+    entities; it shows ``&quot;`` literally, and a quote outside a tag needs no escaping)."""
+    return html.escape(s, quote=False)
+
+
 AXIS = dict(
     gridcolor="#eaeef2",
     linecolor="#d0d7de",
@@ -47,7 +53,7 @@ def _base_layout(**kw) -> dict:
 def empty_figure(message: str = "") -> dict:
     """A blank figure (plain dict: Dash sends it without plotly.py's validation)."""
     notes = (
-        [dict(text=html.escape(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")]
+        [dict(text=_text(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")]
         if message
         else []
     )
@@ -119,7 +125,7 @@ def curve_figure(scores: Scores, path: str) -> dict:
     with np.errstate(all="ignore"):
         curve = apply_normaliser(norm, grid[:, None], arr)[:, 0]
     scale = cfg.scale
-    names = [html.escape(m) for m, keep in zip(scores.models, ok, strict=True) if keep]
+    names = [_text(m) for m, keep in zip(scores.models, ok, strict=True) if keep]
     text = [
         f"<b>{n}</b><br>raw: {fmt_raw(float(v))}<br>score: {fmt_score(sv, scale)}"
         for n, v, sv in zip(names, xs, s[ok].tolist(), strict=True)
@@ -179,7 +185,7 @@ def curve_figure(scores: Scores, path: str) -> dict:
                     xshift=3 if anchor == "left" else -3,
                 )
             )
-    unit = f" [{html.escape(metric.unit)}]" if metric.unit else ""
+    unit = f" [{_text(metric.unit)}]" if metric.unit else ""
     ptxt = ", ".join(f"{k} = {fmt_raw(v)}" for k, v in params.items() if k not in ("good", "bad"))
     missing = int((~ok).sum())
     sub = f"{metric.normaliser}" + (f" ({ptxt})" if ptxt else "")
@@ -187,8 +193,8 @@ def curve_figure(scores: Scores, path: str) -> dict:
         sub += f" · {missing} model{'s' if missing > 1 else ''} without a value"
     layout = _base_layout(
         title=dict(
-            text=f"{html.escape(metric.name)}{unit}<br><span style='font-size:12px;color:#57606a'>"
-            f"{html.escape(sub)}</span>",
+            text=f"{_text(metric.name)}{unit}<br><span style='font-size:12px;color:#57606a'>"
+            f"{_text(sub)}</span>",
             x=0.01,
             xanchor="left",
             y=0.97,

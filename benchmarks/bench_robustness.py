@@ -99,7 +99,9 @@ def main() -> None:
         f"{sc['jittered_thresholds']} jittered metrics)  target <= 5 s: "
         f"{'OK' if t_full <= 5 else 'MISSED'}"
     )
-    t_w, res_w = timed(lambda: rank_robustness(raw, cfg, threshold_jitter=0.0, **common), args.repeat)
+    t_w, res_w = timed(
+        lambda: rank_robustness(raw, cfg, threshold_jitter=0.0, **common), args.repeat
+    )
     print(f"weights only: {t_w:.2f} s")
     t_loo, loo = timed(lambda: leave_one_out(raw, cfg), max(1, args.repeat // 2))
     print(f"leave one out ({len(loo)} removals): {t_loo:.2f} s")

@@ -36,11 +36,16 @@ Pure numpy, no Dash. Three tools:
 
   Thresholds change the metric scores per sample, which is the expensive part. It is a **blocked
   Monte Carlo**: K distinct threshold draws, each shared by R = ceil(N / K) consecutive weight
-  draws. Every sample's marginal distribution is still the intended one; K is chosen so that
-  ``K * models * jittered metrics <= max_threshold_cells`` (default 2.5e8, about 2 s of normaliser
-  work on a 2-core machine), capped at N, or set with ``threshold_draws``. The result reports the
-  effective K and R. Each threshold draw is normalised for a batch of draws at once
-  (batch x models x metrics arrays per category, batches bounded to a few tens of MB).
+  draws. Every sample's marginal distribution is still the intended one (only samples of one
+  block are correlated); K is chosen so that ``K * models * jittered metrics <=
+  max_threshold_cells`` (default 2.5e8: K = 250 at 1,000 x 1,000, about 6 ms per draw there),
+  capped at N, or set with ``threshold_draws``. The result reports the effective K and R. Each
+  draw's scores are built per category and per group of benchmarks with the same number of
+  jittered columns (models x columns, cache-sized), multiplied by the folded weights of its R
+  samples, and the numerators of the ``skip`` benchmarks' irregular (row, benchmark) pairs are
+  gathered at the same time, so that no array of samples x models x metrics is ever built.
+  Batches of blocks run on ``workers`` threads (default 2; the result does not depend on it), with
+  BLAS limited to 1 thread when threadpoolctl is installed (the products are small).
 
   Determinism: block k (one threshold draw and its R weight draws; without threshold jitter,
   blocks of 64 weight draws) uses its own generator ``default_rng(SeedSequence(seed).spawn(...)[k])``,

@@ -130,20 +130,21 @@ def _rows(a, b) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     return a.reshape(-1, n), b.reshape(-1, n), lead
 
 
-def _kendall_block(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """tau-b of the rows of A and B (no NaN), all pairs at once."""
-    r, n = A.shape
-    ga = A[:, :, None] > A[:, None, :]
-    la = A[:, :, None] < A[:, None, :]
-    gb = B[:, :, None] > B[:, None, :]
-    lb = B[:, :, None] < B[:, None, :]
-    sa = ga.view(np.int8) - la.view(np.int8)
-    sb = gb.view(np.int8) - lb.view(np.int8)
+def _pair_signs(X: np.ndarray):
+    g = X[:, :, None] > X[:, None, :]
+    sign = g.view(np.int8) - (X[:, :, None] < X[:, None, :]).view(np.int8)
+    untied = np.count_nonzero(g.reshape(X.shape[0], -1), axis=1).astype(float)
+    return sign, untied  # untied pairs = ordered pairs with x_i > x_j
+
+
+def _kendall_block(A: np.ndarray, B: np.ndarray, sb=None) -> np.ndarray:
+    """tau-b of the rows of A and B (no NaN), all pairs at once; ``sb``: B's pair signs when B
+    is one row shared by all rows of A."""
+    r = A.shape[0]
+    sa, untied_a = _pair_signs(A)
+    sb, untied_b = _pair_signs(B) if sb is None else sb
     sa *= sb
     s = sa.reshape(r, -1).sum(axis=1, dtype=np.int64) / 2.0  # concordant - discordant
-    # pairs untied in a = ordered pairs with a_i > a_j; tau-b = S / sqrt(untied_a * untied_b)
-    untied_a = np.count_nonzero(ga.reshape(r, -1), axis=1).astype(float)
-    untied_b = np.count_nonzero(gb.reshape(r, -1), axis=1).astype(float)
     den = np.sqrt(untied_a * untied_b)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = s / den
@@ -158,16 +159,18 @@ def kendall_tau(a, b):
     for two vectors, an array for stacks of vectors (broadcast), NaN when undefined (fewer than 2
     entries or a constant vector). All pairs are compared at once, in row batches of bounded size.
     """
+    shared = np.ndim(b) == 1 and np.ndim(a) > 1 and not np.isnan(np.asarray(b, float)).any()
     A, B, lead = _rows(a, b)
     rows, n = A.shape
     out = np.full(rows, np.nan)
     if n >= 2:
         bad = np.isnan(A).any(axis=1) | np.isnan(B).any(axis=1)
         clean = np.flatnonzero(~bad)
+        sb = _pair_signs(np.asarray(b, float)[None]) if shared and clean.size else None
         step = max(1, CHUNK_ELEMENTS // (n * n))
         for s in range(0, clean.size, step):
             idx = clean[s : s + step]
-            out[idx] = _kendall_block(A[idx], B[idx])
+            out[idx] = _kendall_block(A[idx], B[idx], sb)
         for i in np.flatnonzero(bad):
             ok = ~(np.isnan(A[i]) | np.isnan(B[i]))
             if ok.sum() >= 2:
@@ -953,7 +956,7 @@ def _leave_one_out(scores: Scores, cfg: Config) -> pd.DataFrame:
     overall = np.concatenate(overall_parts, axis=0)
     ranks = rank_samples(overall)
     base = scores.ranks
-    taus = kendall_tau(ranks, base[None, :])
+    taus = kendall_tau(ranks, base)
     rhos = spearman_rho(ranks, base[None, :])
     base_top = set(_top(base, models, ~np.isnan(scores.overall_scores)))
     delta = np.abs(ranks - base[None, :])

@@ -105,11 +105,15 @@ def main() -> None:
     print(f"weights only: {t_w:.2f} s")
     t_loo, loo = timed(lambda: leave_one_out(raw, cfg), max(1, args.repeat // 2))
     print(f"leave one out ({len(loo)} removals): {t_loo:.2f} s")
+
+    def fmt(v):
+        return "n/a" if v is None else f"{v:.3f}"
+
     print(
-        f"P(top model stays first): weights+thresholds "
-        f"{sc['p_top_model_stays_first']:.3f}, weights only "
-        f"{res_w.scalars['p_top_model_stays_first']:.3f}; median Spearman vs current "
-        f"{sc['spearman_vs_current_median']:.4f}"
+        f"P(top model stays first): weights+thresholds {fmt(sc['p_top_model_stays_first'])}, "
+        f"weights only {fmt(res_w.scalars['p_top_model_stays_first'])}; median Spearman vs "
+        f"current {fmt(sc['spearman_vs_current_median'])}; "
+        f"{sc['models_ranked']} of {sc['models']} models have an overall score"
     )
 
 

@@ -79,3 +79,35 @@ def test_demo_threshold_edit_matches_the_engine(demo):
     page.wait_for_selector(".msg:has-text('>= 0')")
     shot(page, "bad-input")
     assert not errors
+
+
+def test_demo_attribute_filter_shows_only_those_models_and_lives_in_the_url(demo):
+    cfg, raw, page, errors = demo
+    if not page.locator("#reset-all").is_disabled():
+        page.click("#reset-all")
+    goto_view(page, "")
+    s = score(raw, cfg)
+    every = {m: fmt_score(v, cfg.scale) for m, v in s.overall["score"].items()}
+    wait_column(page, "o", every)
+    family = raw.attributes["family"]
+    linear = {m for m in raw.models if family[m] == "linear"}
+    assert 1 < len(linear) < len(raw.models)
+    dropdown = page.locator("""[id='{"name":"family","type":"attr"}']""")
+    dropdown.click()
+    page.locator(".dash-dropdown-option", has_text="linear").first.click()
+    page.keyboard.press("Escape")
+    # display only: the same scores (and ranks) for the models still shown
+    wait_column(page, "o", {m: every[m] for m in linear})
+    ranks = column(page, "rank")
+    assert ranks == {m: str(int(s.overall["rank"][m])) for m in linear}
+    assert "f=" in page.url
+    shot(page, "filter")
+    page.reload()
+    page.wait_for_selector(".ag-cell[col-id='o']")
+    wait_column(page, "o", {m: every[m] for m in linear})
+    assert "linear" in dropdown.inner_text()
+    # cleared: every model again
+    dropdown.hover()
+    page.locator("""[id='{"name":"family","type":"attr"}'] .dash-dropdown-clear""").click()
+    wait_column(page, "o", every)
+    assert not errors

@@ -216,3 +216,39 @@ def test_create_app_builds_a_layout_without_scoring_in_the_dashboard(data):
     )
     with pytest.raises(ConfigError):
         app.engine.scores_for({IRIS_ACC: {"good": "abc"}})
+
+
+def test_attribute_filters_offer_few_valued_columns_and_filter_for_display_only():
+    import pandas as pd
+
+    from ml_peg_like.dashboard.state import (
+        attribute_options,
+        attribute_values,
+        clean_filters,
+        decode_filters,
+        filtered_models,
+        make_query,
+    )
+
+    models = ("a", "b", "c", "d")
+    attrs = pd.DataFrame(
+        {
+            "family": ["lin", "tree", "lin", None],
+            "id": ["1", "2", "3", "4"],  # one value per model: not a filter
+            "const": ["x", "x", "x", "x"],  # one value: not a filter
+        },
+        index=list(models),
+    )
+    options = attribute_options(attrs)
+    assert options == {"family": ["lin", "tree"]}
+    values = attribute_values(attrs, options)
+    f = clean_filters({"a": {"family": ["lin", "nope"], "id": ["1"]}, "p": 5}, models, options)
+    assert f == {"a": {"family": ["lin"]}}
+    assert filtered_models(f, models, values) == ["a", "c"]  # d (no value) is not 'lin'
+    assert filtered_models({"p": ["b", "c"]}, models, values) == ["b", "c"]
+    assert filtered_models({"p": ["b"], "a": {"family": ["lin"]}}, models, values) == []
+    assert filtered_models({}, models, values) is None
+    q = parse_query(make_query({}, "", "", f))
+    assert decode_filters(q["f"], models, options) == f
+    assert decode_filters("junk!", models, options) == {}
+    assert attribute_options(None) == {}

@@ -59,6 +59,7 @@ def create_app(config: Config, raw: RawData, *, title: str | None = None) -> das
         rows=rows,
         colsig=_colsig(cols),
         tree=tree_store(config),
+        filters=engine.attr_options,
     )
     register(app, engine)
     _harden(app.server)

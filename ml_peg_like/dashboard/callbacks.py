@@ -34,17 +34,23 @@ from .layout import breadcrumb, curve_graph, metric_options, settings_panel
 from .state import (
     MAX_STATE_CHARS,
     MAX_TEXT,
+    Q_FILTER,
     Q_METRIC,
     Q_STATE,
     Q_VIEW,
     Changes,
     apply_edit,
+    attribute_options,
+    attribute_values,
     changes_from_upload,
     clean_changes,
+    clean_filters,
     decode_changes,
+    decode_filters,
     display_value,
     effective_changes,
     encode_changes,
+    filtered_models,
     make_query,
     node_value,
     parse_box,
@@ -59,7 +65,7 @@ from .tables import canonical_view, column_defs, row_data, view_node
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
-WILDCARD_OUTPUTS = ("box_value", "box_class", "msg")
+WILDCARD_OUTPUTS = ("box_value", "box_class", "msg", "attr_value")
 SHOWN: dict[str, str] = {}
 
 
@@ -77,6 +83,10 @@ class Engine:
         self.values = raw.aligned(config)
         self.default_scores = score_values(self.values, self.models, config)
         self.paths = set(config._paths)
+        self.attr_options = attribute_options(raw.attributes)  # the model filters offered
+        self.attr_values = (
+            attribute_values(raw.attributes, self.attr_options) if self.attr_options else {}
+        )
         self._cache: OrderedDict[str, tuple[Config, Scores]] = OrderedDict()
         self._lock = threading.Lock()
         self._size = cache_size
@@ -180,6 +190,8 @@ def register(app, engine: Engine) -> None:
             reset_label=Output("reset-all", "children"),
             reset_disabled=Output("reset-all", "disabled"),
             upload=Output("upload", "contents"),
+            picks=Output("model-filter", "value"),
+            attr_value=Output({"type": "attr", "name": ALL}, "value"),
         ),
         inputs=dict(
             box=Input({"type": "setting", "path": ALL, "field": ALL}, "value"),
@@ -192,6 +204,7 @@ def register(app, engine: Engine) -> None:
             want=Input("want", "data"),
             show=Input("show", "value"),
             models=Input("model-filter", "value"),
+            attrs=Input({"type": "attr", "name": ALL}, "value"),
         ),
         state=dict(
             filename=State("upload", "filename"),
@@ -231,7 +244,11 @@ def register(app, engine: Engine) -> None:
         metric = _text(raw_view.get("m"))
         view0 = {"v": v, "m": metric}
         show = kw["show"] if kw["show"] in ("raw", "score") else "raw"
-        models = _models(kw["models"], engine.models)
+        filters = clean_filters(
+            {"p": kw["models"], "a": _attr_selection(ctx.args_grouping["attrs"])},
+            engine.models,
+            engine.attr_options,
+        )
         for key, limit in (("qs", MAX_STATE_CHARS + 4000), ("colsig", 64), ("filename", 255)):
             kw[key] = _text(kw[key], limit)
         out: dict[str, Any] = {k: no_update for k in ctx.outputs_grouping}
@@ -320,13 +337,23 @@ def register(app, engine: Engine) -> None:
             v = canonical_view(defaults, q.get(Q_VIEW, ""))
             metric = q.get(Q_METRIC, "")
             set_values = True
+            linked = decode_filters(q.get(Q_FILTER), engine.models, engine.attr_options)
+            if linked != filters:
+                filters = linked
+                out["picks"] = linked.get("p") or None
+                sel = linked.get("a") or {}
+                out["attr_value"] = [
+                    sel.get(o["id"]["name"]) or None for o in ctx.outputs_grouping["attr_value"]
+                ]
         elif trig == "want":
             want = kw["want"]
             if not isinstance(want, dict) or "t" not in want:
                 raise PreventUpdate
             v = canonical_view(defaults, _text(want.get("v")))
             metric = _text(want.get("m"))
-        elif trig in ("show", "model-filter"):
+        elif trig in ("show", "model-filter") or (
+            isinstance(trig, dict) and trig.get("type") == "attr"
+        ):
             pass
         else:
             raise PreventUpdate
@@ -357,11 +384,18 @@ def register(app, engine: Engine) -> None:
             out["changes"] = new_changes
         if v != view0.get("v", "") or metric != view0.get("m", ""):
             out["view"] = {"v": v, "m": metric}
-        query = make_query(new_changes, v, metric if metric != _first_metric(defaults, v) else "")
+        query = make_query(
+            new_changes, v, metric if metric != _first_metric(defaults, v) else "", filters
+        )
         if query != (kw["qs"] or "") or trig == "url":
             out["search"] = query
             out["qs"] = query
-        out["rows"] = row_data(scores, v, default_ranks=engine.default_scores.ranks, models=models)
+        out["rows"] = row_data(
+            scores,
+            v,
+            default_ranks=engine.default_scores.ranks,
+            models=filtered_models(filters, engine.models, engine.attr_values),
+        )
         cols = column_defs(scores, v, show=show, changed=changed_set, metric=metric)
         sig = _colsig(cols)
         if sig != kw["colsig"]:
@@ -384,7 +418,11 @@ def register(app, engine: Engine) -> None:
             out["reset_disabled"] = n_changed == 0
         if status is not no_update:
             out["status"] = status
-        elif kw["shown_status"] and trig not in ("show", "model-filter", "want"):
+        elif (
+            kw["shown_status"]
+            and trig not in ("show", "model-filter", "want")
+            and not (isinstance(trig, dict) and trig.get("type") == "attr")
+        ):
             out["status"] = None
 
         if view_changed:
@@ -454,12 +492,16 @@ def _boxes(group: Any) -> list[tuple[str, str, Any]]:
     return out
 
 
-def _models(value: Any, known: tuple[str, ...]) -> list[str] | None:
-    """The model filter: known model names only (None: every model)."""
-    if not isinstance(value, list) or not value:
-        return None
-    names = set(known)
-    return [m for m in value[: len(known)] if isinstance(m, str) and m in names] or None
+def _attr_selection(group: Any) -> dict[str, Any]:
+    """``{attribute: selected values}`` of the attribute dropdowns in the request."""
+    if not isinstance(group, list):
+        return {}
+    out = {}
+    for a in group:
+        aid = a.get("id") if isinstance(a, dict) else None
+        if isinstance(aid, dict) and isinstance(aid.get("name"), str):
+            out[aid["name"]] = a.get("value")
+    return out
 
 
 def tree_store(cfg: Config) -> dict[str, Any]:

@@ -285,6 +285,7 @@ def build_layout(
     rows: list[dict],
     colsig: str,
     tree: dict,
+    filters: dict[str, list[str]] | None = None,
 ) -> html.Div:
     cfg = defaults
     presets = list(cfg.presets)
@@ -297,7 +298,7 @@ def build_layout(
                     id="model-filter",
                     options=[{"label": m, "value": m} for m in scores.models],
                     multi=True,
-                    placeholder="All models (type to search, pick to show only those)",
+                    placeholder="All models (type to search)",
                     className="model-filter",
                     maxHeight=320,
                 ),
@@ -305,6 +306,32 @@ def build_layout(
             className="tool grow",
         ),
     ]
+    if filters:
+        toolbar.append(
+            html.Div(
+                [
+                    html.Span(
+                        "Filter", className="tlabel", title="Show only models with these attributes"
+                    )
+                ]
+                + [
+                    html.Div(
+                        dcc.Dropdown(
+                            id={"type": "attr", "name": name},
+                            options=[{"label": v, "value": v} for v in values],
+                            multi=True,
+                            searchable=False,
+                            placeholder=name.replace("_", " "),
+                        ),
+                        className="attr-filter",
+                        title=f"Show only the models whose {name} is one of these "
+                        "(display only: scores unchanged)",
+                    )
+                    for name, values in filters.items()
+                ],
+                className="tool attrs",
+            )
+        )
     if presets:
         toolbar.append(
             html.Div(

@@ -23,6 +23,7 @@ from ..errors import ConfigError, Problem
 Q_STATE = "s"
 Q_VIEW = "v"
 Q_METRIC = "m"
+Q_FILTER = "f"
 MAX_STATE_CHARS = 200_000
 
 Changes = dict[str, dict[str, Any]]
@@ -48,12 +49,7 @@ def encode_changes(changes: Mapping[str, Mapping[str, Any]]) -> str:
     return "j" + base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
 
 
-def decode_changes(text: str | None) -> Changes:
-    """The changes encoded by :func:`encode_changes`; ValueError for anything else."""
-    if not text:
-        return {}
-    if len(text) > MAX_STATE_CHARS:
-        raise ValueError("the settings in the link are too long")
+def _decode_json(text: str, what: str) -> Any:
     kind, body = text[0], text[1:]
     try:
         raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
@@ -64,14 +60,111 @@ def decode_changes(text: str | None) -> Changes:
                 raise ValueError("too large")
         elif kind != "j":
             raise ValueError("unknown encoding")
-        data = json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"))
     except (ValueError, zlib.error, UnicodeDecodeError) as exc:
-        raise ValueError(f"the settings in the link are not readable ({exc})") from None
+        raise ValueError(f"the {what} in the link are not readable ({exc})") from None
+
+
+def decode_changes(text: str | None) -> Changes:
+    """The changes encoded by :func:`encode_changes`; ValueError for anything else."""
+    if not text:
+        return {}
+    if len(text) > MAX_STATE_CHARS:
+        raise ValueError("the settings in the link are too long")
+    data = _decode_json(text, "settings")
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, dict) for k, v in data.items()
     ):
         raise ValueError("the settings in the link are not a mapping of key path to fields")
     return data
+
+
+#: the model filter: ``{"p": [picked models], "a": {attribute: [values]}}`` (empty parts omitted)
+Filters = dict[str, Any]
+
+
+def encode_filters(filters: Mapping[str, Any]) -> str:
+    """Compact URL-safe text for the model filter ("" when it shows every model)."""
+    return encode_changes({k: v for k, v in filters.items() if v})
+
+
+def clean_filters(data: Any, models: tuple[str, ...], options: Mapping[str, list[str]]) -> Filters:
+    """The model filter from the client or a link, keeping only known models, attributes and
+    values (anything else is dropped: a filter never fails, it shows more)."""
+    if not isinstance(data, Mapping):
+        return {}
+    out: Filters = {}
+    known = set(models)
+    picks = data.get("p")
+    if isinstance(picks, list):
+        p = [m for m in picks[: len(models)] if isinstance(m, str) and m in known]
+        if p:
+            out["p"] = list(dict.fromkeys(p))
+    attrs = data.get("a")
+    if isinstance(attrs, Mapping):
+        a = {}
+        for name, vals in attrs.items():
+            if name in options and isinstance(vals, list):
+                ok = set(options[name])
+                kept = [v for v in vals[: len(ok)] if isinstance(v, str) and v in ok]
+                if kept:
+                    a[name] = list(dict.fromkeys(kept))
+        if a:
+            out["a"] = a
+    return out
+
+
+def decode_filters(
+    text: str | None, models: tuple[str, ...], options: Mapping[str, list[str]]
+) -> Filters:
+    """The model filter of a link (unreadable or unknown parts are dropped)."""
+    if not text or len(text) > MAX_STATE_CHARS:
+        return {}
+    try:
+        return clean_filters(_decode_json(text, "filters"), models, options)
+    except ValueError:
+        return {}
+
+
+def filtered_models(
+    filters: Filters, models: tuple[str, ...], values: Mapping[str, Mapping[str, str]]
+) -> list[str] | None:
+    """The models a filter shows, in board order (None: every model). A model passes when it
+    is picked (or nothing is picked) and its value of every filtered attribute is selected."""
+    if not filters:
+        return None
+    picks = set(filters.get("p") or models)
+    attrs = filters.get("a") or {}
+    return [
+        m
+        for m in models
+        if m in picks and all(values[a].get(m) in set(vs) for a, vs in attrs.items())
+    ]
+
+
+def attribute_options(attributes: Any, max_values: int = 12) -> dict[str, list[str]]:
+    """Model attributes worth a filter (``models.csv`` columns with 2..max_values distinct
+    values, fewer than the models): ``{attribute: sorted values}``."""
+    if attributes is None or len(attributes) == 0:
+        return {}
+    out = {}
+    n = len(attributes)
+    for col in attributes.columns:
+        vals = attributes[col].dropna().astype(str)
+        vals = vals[vals.str.strip() != ""]
+        distinct = sorted(set(vals), key=str.lower)
+        if 2 <= len(distinct) <= max_values and len(distinct) < n:
+            out[str(col)] = distinct
+    return out
+
+
+def attribute_values(attributes: Any, names) -> dict[str, dict[str, str]]:
+    """``{attribute: {model: value as text}}`` of the filterable attributes."""
+    out: dict[str, dict[str, str]] = {}
+    for name in names:
+        col = attributes[name]
+        out[name] = {str(m): str(v) for m, v in col.items() if v == v and v is not None}
+    return out
 
 
 def parse_query(search: str | None) -> dict[str, str]:
@@ -83,8 +176,14 @@ def parse_query(search: str | None) -> dict[str, str]:
     return dict(parse_qsl(search.lstrip("?"), keep_blank_values=True))
 
 
-def make_query(changes: Mapping[str, Any], view: str = "", metric: str = "") -> str:
-    """The URL query for a state: ``?v=<view>&m=<metric>&s=<changes>`` (empty parts omitted)."""
+def make_query(
+    changes: Mapping[str, Any],
+    view: str = "",
+    metric: str = "",
+    filters: Mapping[str, Any] | None = None,
+) -> str:
+    """The URL query for a state: ``?v=<view>&m=<metric>&s=<changes>&f=<model filter>``
+    (empty parts omitted)."""
     from urllib.parse import urlencode
 
     parts = []
@@ -95,6 +194,9 @@ def make_query(changes: Mapping[str, Any], view: str = "", metric: str = "") -> 
     enc = encode_changes(changes)
     if enc:
         parts.append((Q_STATE, enc))
+    enc = encode_filters(filters or {})
+    if enc:
+        parts.append((Q_FILTER, enc))
     return "?" + urlencode(parts) if parts else ""
 
 

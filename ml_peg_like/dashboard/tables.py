@@ -441,10 +441,11 @@ def row_data(
     models: list[str] | None = None,
 ) -> list[dict]:
     """One dict per model for ``view``: rank, rank change, model, overall, the view's columns,
-    and ``_w`` (reason codes of the missing cells). ``models``: show only these (display only)."""
+    and ``_w`` (reason codes of the missing cells). ``models``: show only these (display only;
+    None: every model, [] none)."""
     cfg = scores.config
     n = len(scores.models)
-    if models:
+    if models is not None:
         keep = set(models)
         idx = np.array([i for i, m in enumerate(scores.models) if m in keep], dtype=np.intp)
     else:

@@ -986,7 +986,7 @@ def leave_one_out(raw: RawData, cfg: Config) -> pd.DataFrame:
 
 
 def _check_settings(
-    samples, concentration, threshold_jitter, jitter_scale, top_k, draws, cells, workers, blas
+    samples, seed, concentration, threshold_jitter, jitter_scale, top_k, draws, cells, workers, blas
 ):
     problems = []
 
@@ -995,6 +995,8 @@ def _check_settings(
 
     if bad_int(samples, "samples", 1):
         problems.append(Problem("samples", f"expected an integer >= 1, got {samples!r}"))
+    if seed is not None and bad_int(seed, "seed", 0):
+        problems.append(Problem("seed", f"expected an integer >= 0, got {seed!r}"))
     try:
         conc = float(concentration)
         if math.isnan(conc) or conc <= 0:
@@ -1063,6 +1065,7 @@ def rank_robustness(
     """
     _check_settings(
         samples,
+        seed,
         concentration,
         threshold_jitter,
         jitter_scale,

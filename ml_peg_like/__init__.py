@@ -25,6 +25,7 @@ from .normalisers import (
     register_normaliser,
 )
 from .raw import RawData, load_dataset, load_models, load_raw, raw_from_frame
+from .robustness import compare_settings, kendall_tau, leave_one_out, rank_robustness, spearman_rho
 from .scoring import Scores, compile_config, rank_desc, score, score_values
 
 __version__ = "0.1.0"
@@ -44,6 +45,11 @@ __all__ = [
     "RawData",
     "Scores",
     "apply_normaliser",
+    "compare_settings",
+    "kendall_tau",
+    "leave_one_out",
+    "rank_robustness",
+    "spearman_rho",
     "compile_config",
     "config_from_dict",
     "config_to_dict",

@@ -15,40 +15,17 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 import ml_peg_like as mpl
 from ml_peg_like.robustness import leave_one_out, rank_robustness
 
-
-def make_config(n_metrics: int, n_bench: int, n_cat: int, rng, missing: str) -> mpl.Config:
-    per_bench = n_metrics // n_bench
-    per_cat = n_bench // n_cat
-    cats = {}
-    k = 0
-    for c in range(n_cat):
-        benches = {}
-        for b in range(per_cat):
-            metrics = {}
-            for m in range(per_bench):
-                lower = rng.random() < 0.6
-                good, bad = (0.0, 1.0) if lower else (1.0, 0.0)
-                kind = k % 10
-                spec = {"good": good, "bad": bad, "weight": float(rng.integers(1, 4))}
-                if kind == 7:
-                    spec["normaliser"] = "traffic_light"
-                    spec["good"], spec["bad"] = (0.3, 0.7) if lower else (0.7, 0.3)
-                elif kind == 9:
-                    spec["bad"] = {"model": "model0"}  # data-driven (UAI style)
-                    spec["good"] = 0.0
-                    spec["better"] = "lower"
-                metrics[f"metric {m}"] = spec
-                k += 1
-            benches[f"bench {c}.{b}"] = {"weight": float(rng.integers(1, 3)), "metrics": metrics}
-        cats[f"category {c}"] = {"weight": float(rng.integers(1, 3)), "benchmarks": benches}
-    return mpl.config_from_dict({"missing": missing, "categories": cats})
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from datasets import mixed_config as make_config  # noqa: E402
 
 
 def make_data(n_models: int, n_metrics: int, seed: int = 0, missing: str = "skip"):

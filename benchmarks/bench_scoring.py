@@ -14,39 +14,17 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 import ml_peg_like as mpl
 from ml_peg_like.scoring import score_values
 
-
-def make_config(n_metrics: int, n_bench: int, n_cat: int, rng) -> mpl.Config:
-    per_bench = n_metrics // n_bench
-    per_cat = n_bench // n_cat
-    cats = {}
-    k = 0
-    for c in range(n_cat):
-        benches = {}
-        for b in range(per_cat):
-            metrics = {}
-            for m in range(per_bench):
-                lower = rng.random() < 0.6
-                good, bad = (0.0, 1.0) if lower else (1.0, 0.0)
-                kind = k % 10
-                spec = {"good": good, "bad": bad, "weight": float(rng.integers(1, 4))}
-                if kind == 7:
-                    spec["normaliser"] = "traffic_light"
-                    spec["good"], spec["bad"] = (0.3, 0.7) if lower else (0.7, 0.3)
-                elif kind == 9:
-                    spec["bad"] = {"model": "model0"}  # data-driven (UAI style)
-                    spec["good"] = 0.0
-                metrics[f"metric {m}"] = spec
-                k += 1
-            benches[f"bench {c}.{b}"] = {"weight": float(rng.integers(1, 3)), "metrics": metrics}
-        cats[f"category {c}"] = {"weight": 1.0, "benchmarks": benches}
-    return mpl.config_from_dict({"missing": "skip", "categories": cats})
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from datasets import mixed_config as make_config  # noqa: E402
 
 
 def per_cell_reference(values: np.ndarray, models, cfg: mpl.Config):
@@ -113,7 +91,7 @@ def main() -> None:
     args = ap.parse_args()
 
     rng = np.random.default_rng(0)
-    cfg = make_config(args.metrics, args.benchmarks, args.categories, rng)
+    cfg = make_config(args.metrics, args.benchmarks, args.categories, rng, "skip")
     models = [f"model{i}" for i in range(args.models)]
     values = rng.random((args.models, len(cfg.metric_ids())))
     values[rng.random(values.shape) < 0.03] = np.nan

@@ -42,6 +42,39 @@ def mlpeg_scale(out: Path, n_models: int = 30, seed: int = 0, missing: float = 0
     return _write(cfg_dict, values, [f"model-{i:02d}" for i in range(n_models)], out)
 
 
+def mixed_config(
+    n_metrics: int = 1000, n_bench: int = 100, n_cat: int = 10, rng=None, missing: str = "skip"
+) -> mpl.Config:
+    """A config with a mix of linear, traffic-light and data-driven ({model: model0}) metrics
+    and random integer weights at every level."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    per_bench = n_metrics // n_bench
+    per_cat = n_bench // n_cat
+    cats = {}
+    k = 0
+    for c in range(n_cat):
+        benches = {}
+        for b in range(per_cat):
+            metrics = {}
+            for m in range(per_bench):
+                lower = rng.random() < 0.6
+                good, bad = (0.0, 1.0) if lower else (1.0, 0.0)
+                kind = k % 10
+                spec = {"good": good, "bad": bad, "weight": float(rng.integers(1, 4))}
+                if kind == 7:
+                    spec["normaliser"] = "traffic_light"
+                    spec["good"], spec["bad"] = (0.3, 0.7) if lower else (0.7, 0.3)
+                elif kind == 9:
+                    spec["bad"] = {"model": "model0"}  # data-driven (UAI style)
+                    spec["good"] = 0.0
+                    spec["better"] = "lower"
+                metrics[f"metric {m}"] = spec
+                k += 1
+            benches[f"bench {c}.{b}"] = {"weight": float(rng.integers(1, 3)), "metrics": metrics}
+        cats[f"category {c}"] = {"weight": float(rng.integers(1, 3)), "benchmarks": benches}
+    return mpl.config_from_dict({"missing": missing, "categories": cats})
+
+
 def large(out: Path, n_models: int = 1000, n_metrics: int = 1000, seed: int = 0) -> Path:
     """n_models x n_metrics (100 benchmarks in 10 categories, 3% missing, policy skip)."""
     rng = np.random.default_rng(seed)

@@ -487,6 +487,61 @@ def test_preset_and_model_filter(env):
     assert column(page, "o") == {"Ridge": fmt_score(score(raw, cfg).overall["score"]["Ridge"])}
 
 
+def test_header_name_opens_the_column_and_the_icon_sorts(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    goto_view(page, "")
+    page.locator("#model-filter").hover()
+    page.click("#model-filter .dash-dropdown-clear")
+    wait_column(page, "o", expect(score(raw, cfg), "overall", None))
+    settle(page)
+    n0 = len(env["posts"])
+
+    def sorted_col():
+        return page.evaluate(
+            "() => dash_ag_grid.getApi('grid').getColumnState()"
+            ".filter(c => c.sort).map(c => [c.colId, c.sort])"
+        )
+
+    assert sorted_col() == [["rank", "asc"]]
+    # the name of a category column opens the category (no sort)
+    page.click(".ag-header-cell[col-id='c1'] .ag-header-cell-text")
+    page.wait_for_function(
+        """() => { const a = document.querySelector('#sidebar .nav-item.active');
+                   return a && JSON.parse(a.id).path === 'Regression'; }"""
+    )
+    settle(page)
+    assert len(env["posts"]) - n0 == 1, "one click = one server round trip"
+    s = score(raw, cfg)
+    wait_column(page, "cs", expect(s, "categories", "Regression"))
+    # the name of a benchmark column opens the benchmark
+    page.click(".ag-header-cell[col-id='b2'] .ag-header-cell-text")
+    page.wait_for_function(
+        """() => { const a = document.querySelector('#sidebar .nav-item.active');
+                   return a && JSON.parse(a.id).path === 'Regression/Diabetes'; }"""
+    )
+    wait_column(page, "bs", expect(s, "benchmarks", "Diabetes"))
+    # a metric column's name selects the metric for the plot
+    page.click(".ag-header-cell[col-id='r4'] .ag-header-cell-text")
+    page.wait_for_function(
+        "() => document.querySelector('#curve .gtitle')"
+        " && document.querySelector('#curve .gtitle').textContent.startsWith('R2')"
+    )
+    assert "selected" in page.get_attribute(".ag-header-cell[col-id='r4']", "class")
+    # the sort icon still sorts
+    goto_view(page, "")
+    header = page.locator(".ag-header-cell[col-id='c0']")
+    header.hover()
+    header.locator(".ag-sort-indicator-container").click()
+    page.wait_for_function(
+        "() => dash_ag_grid.getApi('grid').getColumnState().some(c => c.colId === 'c0' && c.sort)"
+    )
+    assert ["c0", "asc"] in sorted_col() or ["c0", "desc"] in sorted_col()
+    page.evaluate(
+        "() => dash_ag_grid.getApi('grid').applyColumnState("
+        "{state: [{colId: 'rank', sort: 'asc'}], defaultState: {sort: null}})"
+    )
+
+
 def test_no_errors_anywhere(env):
     assert not env["server_errors"], env["server_errors"]
     assert not env["problems"], env["problems"]

@@ -14,8 +14,8 @@ from .state import display_value, metric_fields, node_value
 HELP = (
     "Each raw metric is mapped to a score from 0 (at or beyond 'bad') to 1 (at or beyond 'good') "
     "by its normaliser; scores are weighted means up the tree: metric → benchmark → category → "
-    "overall. Edit a box and press Enter (or leave it) to rescore everything; click a score cell "
-    "to open that category or benchmark."
+    "overall. Edit a box and press Enter (or leave it) to rescore everything; click a column's name "
+    "or a score cell to open that category or benchmark (sort with the arrow beside the name)."
 )
 
 GRID_THEME = (

@@ -239,6 +239,8 @@ def header_width(header: str, lo: int = 96, hi: int = 190) -> int:
 
 
 def _score_col(field: str, header: str, scale: float, *, tip: str = "", klass: str = "", **kw):
+    # classes go to AG Grid as lists of single names: given one string, AG Grid 35 removes every
+    # name of the old string when it changes ("drill modified" -> "drill" loses "drill")
     col = {
         "field": field,
         "colId": field,
@@ -251,8 +253,8 @@ def _score_col(field: str, header: str, scale: float, *, tip: str = "", klass: s
         "width": header_width(header),
     }
     if klass:
-        col["headerClass"] = klass
-        col["cellClass"] = f"num {klass}"
+        col["headerClass"] = klass.split()
+        col["cellClass"] = ["num", *klass.split()]
     col.update(kw)
     return col
 
@@ -343,7 +345,9 @@ def column_defs(
                     f"c{i}",
                     c.name,
                     scale,
-                    tip=_header_tip(c, f"{len(c.benchmarks)} benchmarks · click a cell to open"),
+                    tip=_header_tip(
+                        c, f"{len(c.benchmarks)} benchmarks · click the name or a cell to open"
+                    ),
                     klass=klass,
                 )
             )
@@ -385,7 +389,9 @@ def column_defs(
                     f"b{k}",
                     b.name,
                     scale,
-                    tip=_header_tip(b, f"{len(b.metrics)} metrics · click a cell to open"),
+                    tip=_header_tip(
+                        b, f"{len(b.metrics)} metrics · click the name or a cell to open"
+                    ),
                     klass=klass,
                 )
             )
@@ -404,7 +410,7 @@ def column_defs(
     for j, m in zip(lay.bench_metrics[node.name], node.metrics, strict=True):
         mp = f"{path}/{m.name}"
         header = m.name + (f" [{m.unit}]" if m.unit else "")
-        tip = _header_tip(m, f"normaliser {m.normaliser} · click to plot its curve")
+        tip = _header_tip(m, f"normaliser {m.normaliser} · click the name to plot its curve")
         klass = (
             "metric"
             + (" excluded" if m.weight == 0 else "")
@@ -425,8 +431,8 @@ def column_defs(
                     "cellStyle": {"function": f"scoreStyle(params, 'n{j}')"},
                     "tooltipValueGetter": {"function": f"rawTip(params, 'n{j}', {scale:g})"},
                     **SCORE_COL,
-                    "headerClass": klass,
-                    "cellClass": f"num {klass}",
+                    "headerClass": klass.split(),
+                    "cellClass": ["num", *klass.split()],
                     "width": header_width(header, 104),
                 }
             )

@@ -147,6 +147,7 @@ def fmt_pct(p: Any) -> str:
         return "–"
     if not math.isfinite(p):
         return "–"
+    p = round(p, 9)  # a sum of sample shares: 0.9999999999999 is 1
     if p >= 1.0:
         return "100%"
     if p <= 0.0:
@@ -397,6 +398,10 @@ def acceptability_figure(
     acc = acc[:, :n_ranks]
     ranks = list(range(1, n_ranks + 1))
     pct = acc * 100
+    # the colour scale ends at the largest shown probability (rounded up to 10%): a wide
+    # distribution (many models, many ranks) stays readable; the colour bar says where it ends
+    top = float(np.nanmax(pct)) if pct.size else 100.0
+    zmax = float(min(100.0, max(10.0, math.ceil(top / 10.0 - 1e-9) * 10.0)))
     hover = [
         [f"{_plain(m)}: rank {r}: {fmt_pct(p)}" for r, p in zip(ranks, row, strict=True)]
         for m, row in zip(names, acc, strict=True)
@@ -407,7 +412,7 @@ def acceptability_figure(
         x=ranks,
         y=list(range(n)),
         zmin=0,
-        zmax=100,
+        zmax=zmax,
         colorscale=HEAT_SCALE,
         xgap=1,
         ygap=1,
@@ -420,7 +425,6 @@ def acceptability_figure(
             y=1,
             yanchor="top",
             outlinewidth=0,
-            tickvals=[0, 25, 50, 75, 100],
         ),
     )
     if n * n_ranks <= HEAT_TEXT_MAX * HEAT_TEXT_MAX:
@@ -428,13 +432,28 @@ def acceptability_figure(
         heat["texttemplate"] = "%{text}"
         heat["textfont"] = dict(size=10)
     now = s["rank_now"].to_numpy(float)
-    inside = now <= n_ranks
-    outline = dict(
+    # the current rank: each model's cell outlined (shapes keep the number inside readable)
+    shapes = [
+        dict(
+            type="rect",
+            xref="x",
+            yref="y",
+            x0=r - 0.5,
+            x1=r + 0.5,
+            y0=i - 0.5,
+            y1=i + 0.5,
+            line=dict(color=FG, width=1.5),
+            fillcolor="rgba(0,0,0,0)",
+        )
+        for i, r in enumerate(now)
+        if r <= n_ranks
+    ]
+    legend_item = dict(  # a legend entry for the outlines (no data drawn)
         type="scatter",
-        x=now[inside].tolist(),
-        y=[i for i in range(n) if inside[i]],
+        x=[None],
+        y=[None],
         mode="markers",
-        marker=dict(symbol="square-open", size=max(10, ROW_PX - 4), color=FG, line=dict(width=1.5)),
+        marker=dict(symbol="square-open", size=12, color=FG, line=dict(width=1.5)),
         name="current rank",
         hoverinfo="skip",
     )
@@ -446,7 +465,7 @@ def acceptability_figure(
     title = "Rank acceptability: P(model at rank)" + (f" ({', '.join(cut)})" if cut else "")
     height = max(220, n * ROW_PX + 110)
     return dict(
-        data=[heat, outline],
+        data=[heat, legend_item],
         layout=_layout(
             height,
             margin=dict(l=210, r=20, t=62, b=48),
@@ -463,6 +482,7 @@ def acceptability_figure(
             ),
             yaxis=_y_axis(names),
             annotations=[_title(title, 0.0)],
+            shapes=shapes,
         ),
     )
 
@@ -902,8 +922,10 @@ def robustness_panel(engine) -> html.Section:
                 ),
                 id="rob-results",
             ),
-            dcc.Store(id="rob-request", data=None),
-            dcc.Store(id="rob-meta", data=None),
+            # initial data not None: a memory Store re-sets a None ``data`` on mount, which
+            # would fire the callbacks that take it as an input at every page load
+            dcc.Store(id="rob-request", data={"n": 0}),
+            dcc.Store(id="rob-meta", data={}),
             dcc.Store(id="rob-token", data=engine_token(engine)),
         ],
         id="robustness",
@@ -1061,7 +1083,7 @@ def attach_robustness(app, engine, *, manager=None, cache_dir=None) -> None:
         prevent_initial_call=True,
     )
     def robustness_job(set_progress, request, changes, samples, conc, jitter, top_k, seed, tok):
-        if not isinstance(request, dict):
+        if not isinstance(request, dict) or not request.get("n"):
             raise PreventUpdate
         eng = _ENGINES.get(tok) if isinstance(tok, str) else None
         if eng is None:

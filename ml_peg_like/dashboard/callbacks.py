@@ -418,11 +418,7 @@ def register(app, engine: Engine) -> None:
             out["reset_disabled"] = n_changed == 0
         if status is not no_update:
             out["status"] = status
-        elif (
-            kw["shown_status"]
-            and trig not in ("show", "model-filter", "want")
-            and not (isinstance(trig, dict) and trig.get("type") == "attr")
-        ):
+        elif kw["shown_status"] and trig != "want":  # a message lasts until the next action
             out["status"] = None
 
         if view_changed:

@@ -12,10 +12,10 @@ from ..scoring import Scores
 from .state import display_value, metric_fields, node_value
 
 HELP = (
-    "Each raw metric is mapped to a score from 0 (at or beyond 'bad') to 1 (at or beyond 'good') "
-    "by its normaliser; scores are weighted means up the tree: metric → benchmark → category → "
-    "overall. Edit a box and press Enter (or leave it) to rescore everything; click a column's name "
-    "or a score cell to open that category or benchmark (sort with the arrow beside the name)."
+    "Each raw metric maps to a score from 0 (at or beyond 'bad') to 1 (at or beyond 'good'); "
+    "scores are weighted means up the tree: metric → benchmark → category → overall. Edit a box "
+    "and press Enter to rescore everything; click a column's name or a score cell to open it "
+    "(the arrow beside a name sorts)."
 )
 
 GRID_THEME = (

@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from pathlib import Path
 
 import numpy as np
+import psutil
 import pytest
 from browser_utils import chromium, live_server, require_browser, small_dataset
 from helpers_engine import raw_matrix
@@ -241,6 +243,57 @@ def test_attach_places_the_tau_line_and_the_panel_in_the_main_area(tmp_path):
     assert other.layout.children[1].className == "rob-outside"
 
 
+def test_light_callbacks_answer_the_engine_and_ignore_forged_states(tmp_path):
+    cfg, raw = hand_made()
+    app = create_app(cfg, raw)
+    rv.attach_robustness(app, app.engine, cache_dir=tmp_path / "cache")
+    client = app.server.test_client()
+
+    def tau(changes):
+        return client.post(
+            "/_dash-update-component",
+            json={
+                "output": "rob-tau.children",
+                "outputs": {"id": "rob-tau", "property": "children"},
+                "inputs": [{"id": "changes", "property": "data", "value": changes}],
+                "changedPropIds": ["changes.data"],
+            },
+        )
+
+    swap = {"Accuracy": {"weight": 0.01}, "Speed": {"weight": 10}}
+    r = tau(swap)
+    assert r.status_code == 200
+    assert r.get_json()["response"]["rob-tau"]["children"] == rv.tau_text(
+        *rv.tau_for(app.engine, swap)
+    )
+    for junk in ([1, 2], "abc", {"Nope": {"weight": 1}}, {"Speed": {"weight": "x" * 1000}}):
+        assert tau(junk).status_code in (204, 400), junk
+    for junk in ([1, 2], "abc", {"Nope": {"weight": 1}}):
+        r = client.post(
+            "/_dash-update-component",
+            json={
+                "output": "rob-stale.children",
+                "outputs": {"id": "rob-stale", "property": "children"},
+                "inputs": [
+                    {"id": "changes", "property": "data", "value": junk},
+                    {"id": "rob-meta", "property": "data", "value": {"key": "x"}},
+                ],
+                "changedPropIds": ["changes.data"],
+            },
+        )
+        assert r.status_code in (200, 204, 400), junk
+    # the job's own checks: junk changes or controls give a message, never an exception
+    for junk in ([1, 2], "abc", None, {"Speed": {"weight": -1}}):
+        res, msg = rv.run_analysis(
+            app.engine, junk, dict(samples=10, concentration=1, jitter=0, top_k=1, seed=0)
+        )
+        assert (res is None and "not valid" in msg) or (junk is None and res is not None)
+    res, msg = rv.run_analysis(
+        app.engine, {}, dict(samples="1e9", concentration="inf", jitter="nan")
+    )
+    assert res is None and "Samples" in msg and "Threshold jitter" in msg
+
+
 def test_engine_token_names_the_data():
     cfg, raw = hand_made()
     a, b = create_app(cfg, raw).engine, create_app(cfg, raw).engine
@@ -280,6 +333,25 @@ def _run(page, **values) -> None:
     )
     for fig in ("#rob-rank-fig", "#rob-heat-fig"):  # plotly.js draws them (loaded on demand)
         page.wait_for_selector(f"{fig} .main-svg .ytick text", timeout=20_000)
+
+
+def _job_processes() -> list:
+    """Background jobs: the live children of this process running its own executable (forked
+    Python processes; not Chromium, not Playwright's driver)."""
+    me = psutil.Process().exe()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        jobs = []
+        for p in psutil.Process().children():
+            try:
+                if p.is_running() and p.exe() == me:
+                    jobs.append(p)
+            except psutil.Error:
+                pass
+        if jobs:
+            return jobs
+        time.sleep(0.05)
+    return []
 
 
 def _tau(page) -> str:
@@ -362,12 +434,16 @@ def test_run_shows_what_rank_robustness_computes(demo):
 def test_cancel_stops_a_long_run(demo):
     cfg, raw, url, browser = demo
     page, problems = _page(browser, url)
-    page.fill("#rob-samples", "30000")  # about 6 s on the demo: time to press Cancel
+    page.fill("#rob-samples", str(rv.MAX_SAMPLES))  # about 4 s on the demo: time to Cancel
     page.click("#rob-run")
     page.wait_for_selector("#rob-progress-wrap.on", timeout=10_000)
     assert page.is_disabled("#rob-run") and not page.is_disabled("#rob-cancel")
+    jobs = _job_processes()
+    assert jobs  # the run is a forked process of this (server) process
     page.click("#rob-cancel")
     page.wait_for_function("() => !document.querySelector('#rob-run').disabled", timeout=15_000)
+    _gone, alive = psutil.wait_procs(jobs, timeout=10)
+    assert not alive  # Cancel killed the job
     assert page.is_disabled("#rob-cancel")
     assert page.locator(".rob-headline").count() == 0  # no result from the cancelled job
     assert not problems

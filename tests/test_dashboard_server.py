@@ -395,3 +395,31 @@ def test_downloads_ignore_a_forged_state(served):
         }
         r = post(client, payload)
         assert r.status_code in (204, 400), (junk, r.status_code)
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {"Regression": {"weight": [1, 2]}},
+        {"Regression": {"weight": "x" * 5000}},
+        {"Nope/Nothing": {"weight": 1}},
+        {"Regression": {"weight": -1}},
+    ],
+)
+def test_a_forged_link_is_ignored_with_a_message(served, logs, state):
+    from ml_peg_like.dashboard.state import encode_changes
+
+    cfg, raw, app = served
+    client = app.server.test_client()
+    p = edit_payload(client, cfg)
+    _set(p, "url.search", "?s=" + encode_changes(state))
+    p["changedPropIds"] = ["url.search"]
+    r = post(client, p)
+    assert r.status_code == 200
+    resp = r.get_json()["response"]
+    assert "were ignored" in json.dumps(resp["status"])
+    want = score(raw, cfg)  # the defaults
+    assert overall_column(r.get_json()) == {
+        m: fmt_score(v) for m, v in want.overall["score"].items()
+    }
+    assert not [x for x in logs if x.levelno >= logging.WARNING]

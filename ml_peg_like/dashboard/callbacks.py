@@ -328,7 +328,8 @@ def register(app, engine: Engine) -> None:
                 raise PreventUpdate
             q = parse_query(search)
             try:
-                new_changes = effective_changes(defaults, decode_changes(q.get(Q_STATE)))
+                linked_changes = effective_changes(defaults, decode_changes(q.get(Q_STATE)))
+                new_changes = clean_changes(defaults, linked_changes)
                 engine.scores_for(new_changes)
             except (ValueError, ConfigError) as exc:
                 msg = _problem_text(exc) if isinstance(exc, ConfigError) else str(exc)

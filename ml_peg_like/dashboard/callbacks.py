@@ -63,6 +63,7 @@ from .state import (
 from .tables import canonical_view, column_defs, row_data, view_node
 
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+CACHE_BYTES = 256 * 1024 * 1024  # the memo of scores per change set, per worker process
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
 WILDCARD_OUTPUTS = ("box_value", "box_class", "msg", "attr_value")
@@ -89,7 +90,10 @@ class Engine:
         )
         self._cache: OrderedDict[str, tuple[Config, Scores]] = OrderedDict()
         self._lock = threading.Lock()
-        self._size = cache_size
+        # bounded in bytes too: a client cycling through distinct states cannot hold more than
+        # ~CACHE_BYTES of score matrices (about 2 models x metrics float64 matrices per entry)
+        per_entry = 16 * max(1, self.values.size)
+        self._size = max(2, min(cache_size, CACHE_BYTES // per_entry))
 
     def scores_for(self, changes: Changes) -> tuple[Config, Scores]:
         """(config, scores) of defaults + changes; ConfigError when the changes are invalid."""

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import hashlib
 import html as _html
+import json
 import math
 import os
 import tempfile
@@ -72,7 +73,7 @@ from ..robustness import (
     rank_robustness,
     spearman_rho,
 )
-from .state import clean_changes, encode_changes, try_changes
+from .state import clean_changes, try_changes
 
 __all__ = [
     "acceptability_figure",
@@ -933,6 +934,27 @@ def robustness_panel(engine) -> html.Section:
     )
 
 
+STALE_TEXT = "The settings have changed since this analysis: press “Run analysis” to follow them."
+STALE_JS = (
+    """function (changes, meta) {
+    const canon = (v) => {
+        if (Array.isArray(v)) { return '[' + v.map(canon).join(',') + ']'; }
+        if (v && typeof v === 'object') {
+            return '{' + Object.keys(v).sort().map(
+                (k) => JSON.stringify(k) + ':' + canon(v[k])).join(',') + '}';
+        }
+        return JSON.stringify(v === undefined ? null : v);
+    };
+    if (!meta || !('changes' in meta) || canon(meta.changes || {}) === canon(changes || {})) {
+        return ['', 'rob-stale'];
+    }
+    return ["""
+    + json.dumps(STALE_TEXT)
+    + """, 'rob-stale on'];
+}"""
+)
+
+
 def tau_line() -> html.Div:
     return html.Div(
         [
@@ -943,13 +965,6 @@ def tau_line() -> html.Div:
         title="Rank correlation of the current overall ranking with the default settings' "
         "(1 = same order, -1 = reversed)",
     )
-
-
-def _children(node) -> list | None:
-    ch = getattr(node, "children", None)
-    if isinstance(ch, list):
-        return ch
-    return None
 
 
 def _find_parent(node, target: str, depth: int = 0):
@@ -1108,8 +1123,8 @@ def attach_robustness(app, engine, *, manager=None, cache_dir=None) -> None:
             return no_update, no_update, _error(f"The analysis failed: {type(exc).__name__}.")
         if result is None:
             return no_update, no_update, _error(message)
-        key = encode_changes(clean_changes(eng.defaults, changes))
-        meta = {"key": key, "samples": int(result.settings["samples"])}
+        # the changes store as it was (compared in the browser to say when it differs)
+        meta = {"changes": changes, "samples": int(result.settings["samples"])}
         return results_view(result), meta, None
 
     @app.callback(
@@ -1124,25 +1139,16 @@ def attach_robustness(app, engine, *, manager=None, cache_dir=None) -> None:
             raise PreventUpdate from None
         return tau_text(tau, rho)
 
-    @app.callback(
+    # in the browser: an edit costs no extra request (the changes store is compared with the
+    # one the shown analysis ran on)
+    app.clientside_callback(
+        STALE_JS,
         Output("rob-stale", "children"),
+        Output("rob-stale", "className"),
         Input("changes", "data"),
         Input("rob-meta", "data"),
         prevent_initial_call=True,
     )
-    def update_stale(changes, meta):
-        if not isinstance(meta, dict) or not isinstance(meta.get("key"), str):
-            return None
-        try:
-            key = encode_changes(clean_changes(engine.defaults, changes))
-        except ValueError:
-            raise PreventUpdate from None
-        if key == meta["key"]:
-            return None
-        return html.Div(
-            "The settings have changed since this analysis: press “Run analysis” to follow them.",
-            className="rob-stale-msg",
-        )
 
     app.robustness_manager = manager
     app._robustness_attached = True

@@ -234,6 +234,12 @@ def test_attach_places_the_tau_line_and_the_panel_in_the_main_area(tmp_path):
     assert rv._find_parent(app.layout, "rob-run") is not None
     bg = [c for c in app.callback_map.values() if c.get("background")]
     assert len(bg) == 1
+    assert "rob-tau.children" in app.callback_map
+    quiet = create_app(cfg, raw)
+    rv.attach_robustness(quiet, quiet.engine, cache_dir=tmp_path / "cache", tau_callback=False)
+    assert "rob-tau.children" not in quiet.callback_map
+    assert rv.tau_line_text(quiet.engine, {}) == rv.tau_text(1.0, 1.0)
+    assert rv.tau_line_text(quiet.engine, {"Nope": {"weight": 1}}) is None
     assert app.robustness_manager.handle.directory == str(tmp_path / "cache")
     # a layout without the grid: appended after it
     other = create_app(cfg, raw)

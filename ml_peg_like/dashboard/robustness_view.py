@@ -10,7 +10,8 @@
   and the results of :func:`ml_peg_like.robustness.rank_robustness` on the *current* settings
   (the ``changes`` store read when Run is pressed): rank intervals per model (median and 5-95%),
   P(rank 1) and P(top k) bars, the rank-acceptability heat map, the leave-one-out table and a
-  table of every model. A note says when the settings have changed since the run.
+  table of every model. A note says when the settings have changed since the run (computed in
+  the browser: an edit costs one request for the tau line and nothing else).
 
 The Monte Carlo runs as a Dash **background callback**, never in the request: the page stays
 responsive, the progress bar follows the engine's ``progress(done, total)`` reports, Run is
@@ -782,6 +783,14 @@ def tau_for(engine, changes: Any) -> tuple[float, float]:
     return kendall_tau(scores.ranks, base), spearman_rho(scores.ranks, base)
 
 
+def tau_line_text(engine, changes: Any) -> str | None:
+    """The tau line's text for a changes store (None when the changes are not valid)."""
+    try:
+        return tau_text(*tau_for(engine, changes))
+    except (ValueError, ConfigError):
+        return None
+
+
 # ------------------------------------------------------------------------------------------------
 # Layout
 # ------------------------------------------------------------------------------------------------
@@ -1023,7 +1032,13 @@ def make_manager(cache_dir: str | os.PathLike | None = None):
 
     broker = os.environ.get(CELERY_BROKER_ENV)
     if broker and cache_dir is None:
-        from celery import Celery  # lazy: only this deployment needs it
+        try:
+            from celery import Celery  # lazy: only this deployment needs it
+        except ImportError as exc:
+            raise ImportError(
+                f"{CELERY_BROKER_ENV} is set: the Celery manager needs "
+                'pip install "dash[celery]" redis'
+            ) from exc
         from dash import CeleryManager
 
         backend = os.environ.get(CELERY_BACKEND_ENV) or broker
@@ -1036,10 +1051,15 @@ def make_manager(cache_dir: str | os.PathLike | None = None):
     return DiskcacheManager(diskcache.Cache(str(directory)))
 
 
-def attach_robustness(app, engine, *, manager=None, cache_dir=None) -> None:
+def attach_robustness(
+    app, engine, *, manager=None, cache_dir=None, tau_callback: bool = True
+) -> None:
     """Add the Robustness view to an app from ``create_app`` (see the module docstring):
     the tau line and the panel in the layout, and their callbacks. ``manager``: any Dash
-    background callback manager (default: :func:`make_manager`)."""
+    background callback manager (default: :func:`make_manager`). ``tau_callback=False``: no
+    callback of its own for the tau line (one request per edit less), for an app whose main
+    callback updates it in its own response, e.g. with
+    ``dash.set_props("rob-tau", {"children": tau_line_text(engine, changes)})``."""
     if getattr(app, "_robustness_attached", False):
         return
     token = engine_token(engine)
@@ -1127,17 +1147,18 @@ def attach_robustness(app, engine, *, manager=None, cache_dir=None) -> None:
         meta = {"changes": changes, "samples": int(result.settings["samples"])}
         return results_view(result), meta, None
 
-    @app.callback(
-        Output("rob-tau", "children"),
-        Input("changes", "data"),
-        prevent_initial_call=True,
-    )
-    def update_tau(changes):
-        try:
-            tau, rho = tau_for(engine, changes)
-        except (ValueError, ConfigError):
-            raise PreventUpdate from None
-        return tau_text(tau, rho)
+    if tau_callback:
+
+        @app.callback(
+            Output("rob-tau", "children"),
+            Input("changes", "data"),
+            prevent_initial_call=True,
+        )
+        def update_tau(changes):
+            text = tau_line_text(engine, changes)
+            if text is None:
+                raise PreventUpdate
+            return text
 
     # in the browser: an edit costs no extra request (the changes store is compared with the
     # one the shown analysis ran on)

@@ -121,6 +121,35 @@ def _round(arr: np.ndarray) -> list:
     return out.tolist()
 
 
+#: reason codes as small integers while computing (object arrays of letters cost ~50 ms at
+#: 1,000 x 1,000); letters only for the columns a view sends
+_NONE, _N, _T, _Z, _I = range(5)
+_LETTERS = np.array(["", "n", "t", "z", "i"], dtype=object)
+
+
+def _reason_codes(
+    child_scores: np.ndarray,
+    weights: np.ndarray,
+    starts: np.ndarray,
+    parent: np.ndarray,
+    child_codes: np.ndarray | None = None,
+) -> np.ndarray:
+    present = ~np.isnan(child_scores)
+    w = weights > 0
+    n_present = np.add.reduceat(present & w, starts, axis=1)
+    w_total = np.add.reduceat(weights, starts)
+    miss = np.isnan(parent)
+    codes = np.where(miss, _I, _NONE).astype(np.uint8)
+    no_data = n_present == 0
+    if child_codes is not None:
+        inval = (child_codes == _I) & w
+        no_data &= np.add.reduceat(inval, starts, axis=1) == 0
+    codes[miss & no_data] = _N
+    zero = w_total == 0
+    codes[:, zero] = np.where(miss[:, zero], _Z, _NONE)
+    return codes
+
+
 def missing_reasons(
     child_scores: np.ndarray,
     weights: np.ndarray,
@@ -133,27 +162,16 @@ def missing_reasons(
     ``n`` no child has data (and none was itself invalidated, per ``child_codes``), ``i`` a
     missing child invalidated it, ``z`` every weight of the group is 0.
     """
-    present = ~np.isnan(child_scores)
-    w = weights > 0
-    n_present = np.add.reduceat(present & w, starts, axis=1)
-    w_total = np.add.reduceat(weights, starts)
-    codes = np.full(parent.shape, "", dtype=object)
-    miss = np.isnan(parent)
-    codes[miss] = "i"
-    no_data = n_present == 0
-    if child_codes is not None:
-        inval = (child_codes == "i") & w
-        no_data &= np.add.reduceat(inval, starts, axis=1) == 0
-    codes[miss & no_data] = "n"
-    codes[:, w_total == 0] = np.where(miss[:, w_total == 0], "z", "")
-    return codes
+    if child_codes is not None and child_codes.dtype == object:
+        lookup = {letter: k for k, letter in enumerate(_LETTERS)}
+        child_codes = np.vectorize(lookup.get, otypes=[np.uint8])(child_codes)
+    return _LETTERS[_reason_codes(child_scores, weights, starts, parent, child_codes)]
 
 
-def _metric_reasons(scores: Scores) -> np.ndarray:
-    codes = np.full(scores.metric_scores.shape, "", dtype=object)
+def _metric_codes(scores: Scores) -> np.ndarray:
     miss = np.isnan(scores.metric_scores)
-    codes[miss] = "t"
-    codes[miss & np.isnan(scores.raw_values)] = "n"
+    codes = np.where(miss, _T, _NONE).astype(np.uint8)
+    codes[miss & np.isnan(scores.raw_values)] = _N
     return codes
 
 
@@ -468,14 +486,14 @@ def row_data(
     )
     overall = scores.overall_scores[idx]
     fields["o"] = _round(overall)
-    mcodes = _metric_reasons(scores)
-    bcodes = missing_reasons(
+    mcodes = _metric_codes(scores)
+    bcodes = _reason_codes(
         scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores, mcodes
     )
-    ccodes = missing_reasons(
+    ccodes = _reason_codes(
         scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores, bcodes
     )
-    reasons["o"] = missing_reasons(
+    reasons["o"] = _reason_codes(
         scores.cat_scores,
         plan.w_cat,
         np.zeros(1, dtype=np.intp),
@@ -508,11 +526,10 @@ def row_data(
         reasons["bs"] = bcodes[idx, k]
         mr = mcodes
         for j in cols:
-            fields[f"r{j}"] = scores.raw_values[idx, j].astype(object)
             raw = scores.raw_values[idx, j]
-            rv = raw.astype(object)
+            rv = raw.astype(object)  # Python floats, as they are
             rv[np.isnan(raw)] = None
-            fields[f"r{j}"] = [None if v is None else float(v) for v in rv.tolist()]
+            fields[f"r{j}"] = rv.tolist()
             fields[f"n{j}"] = _round(scores.metric_scores[idx, j])
             reasons[f"n{j}"] = mr[idx, j]
             reasons[f"r{j}"] = mr[idx, j]
@@ -520,7 +537,7 @@ def row_data(
     rows = []
     keys = list(fields)
     cols_vals = [fields[k] for k in keys]
-    rlist = [(k, v.tolist() if isinstance(v, np.ndarray) else v) for k, v in reasons.items()]
+    rlist = [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()]
     for r in range(len(idx)):
         row = {"model": names[r], "rank": int(ranks[r]), "d": int(delta[r])}
         for k, vals in zip(keys, cols_vals, strict=True):

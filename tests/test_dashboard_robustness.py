@@ -188,7 +188,7 @@ def test_parse_controls_refuses_what_the_engine_would_refuse():
 
 def test_run_analysis_and_tau_on_the_engine():
     cfg, raw = hand_made()
-    app = create_app(cfg, raw)
+    app = create_app(cfg, raw, robustness=False)
     eng = app.engine
     calls = []
     ctl = dict(samples=200, concentration=5, jitter=20, top_k=99, seed=3)
@@ -224,7 +224,7 @@ def test_run_analysis_and_tau_on_the_engine():
 
 def test_attach_places_the_tau_line_and_the_panel_in_the_main_area(tmp_path):
     cfg, raw = hand_made()
-    app = create_app(cfg, raw)
+    app = create_app(cfg, raw, robustness=False)
     rv.attach_robustness(app, app.engine, cache_dir=tmp_path / "cache")
     rv.attach_robustness(app, app.engine, cache_dir=tmp_path / "cache")  # once only
     siblings, i = rv._find_parent(app.layout, "grid-wrap")
@@ -235,14 +235,14 @@ def test_attach_places_the_tau_line_and_the_panel_in_the_main_area(tmp_path):
     bg = [c for c in app.callback_map.values() if c.get("background")]
     assert len(bg) == 1
     assert "rob-tau.children" in app.callback_map
-    quiet = create_app(cfg, raw)
+    quiet = create_app(cfg, raw, robustness=False)
     rv.attach_robustness(quiet, quiet.engine, cache_dir=tmp_path / "cache", tau_callback=False)
     assert "rob-tau.children" not in quiet.callback_map
     assert rv.tau_line_text(quiet.engine, {}) == rv.tau_text(1.0, 1.0)
     assert rv.tau_line_text(quiet.engine, {"Nope": {"weight": 1}}) is None
     assert app.robustness_manager.handle.directory == str(tmp_path / "cache")
     # a layout without the grid: appended after it
-    other = create_app(cfg, raw)
+    other = create_app(cfg, raw, robustness=False)
     other.layout = mpl_layout = other.layout.children[0]  # a Location only
     rv.attach_robustness(other, other.engine, cache_dir=tmp_path / "cache")
     assert other.layout.children[0] is mpl_layout
@@ -251,7 +251,7 @@ def test_attach_places_the_tau_line_and_the_panel_in_the_main_area(tmp_path):
 
 def test_light_callbacks_answer_the_engine_and_ignore_forged_states(tmp_path):
     cfg, raw = hand_made()
-    app = create_app(cfg, raw)
+    app = create_app(cfg, raw, robustness=False)
     rv.attach_robustness(app, app.engine, cache_dir=tmp_path / "cache")
     client = app.server.test_client()
 
@@ -288,7 +288,10 @@ def test_light_callbacks_answer_the_engine_and_ignore_forged_states(tmp_path):
 
 def test_engine_token_names_the_data():
     cfg, raw = hand_made()
-    a, b = create_app(cfg, raw).engine, create_app(cfg, raw).engine
+    a, b = (
+        create_app(cfg, raw, robustness=False).engine,
+        create_app(cfg, raw, robustness=False).engine,
+    )
     assert rv.engine_token(a) == rv.engine_token(b)
     raw2 = raw_matrix(cfg, list(ROWS), np.asarray(list(ROWS.values())) * 1.01)
     assert rv.engine_token(create_app(cfg, raw2).engine) != rv.engine_token(a)
@@ -370,8 +373,9 @@ def demo(browser, tmp_path_factory):
     if not (DEMO / "config.yml").is_file():
         pytest.skip("data/demo is not built (python data/build_demo.py)")
     cfg, raw = load_dataset(DEMO)
-    app = create_app(cfg, raw)
-    rv.attach_robustness(app, app.engine, cache_dir=tmp_path_factory.mktemp("rob-cache"))
+    # the production setup: create_app attaches the view and fills the tau line from the
+    # main callback's response
+    app = create_app(cfg, raw, cache_dir=tmp_path_factory.mktemp("rob-cache"))
     with live_server(app) as url:
         yield cfg, raw, url, browser
 
@@ -472,7 +476,7 @@ def test_tau_line_is_1_at_defaults_and_follows_the_url_state(demo):
 @pytest.mark.browser
 def test_html_in_names_is_shown_as_text(browser, tmp_path):
     cfg, raw = small_dataset(tmp_path / "small")
-    app = create_app(cfg, raw)
+    app = create_app(cfg, raw, robustness=False)
     rv.attach_robustness(app, app.engine, cache_dir=tmp_path / "cache")
     with live_server(app) as url:
         page, problems = _page(browser, url)

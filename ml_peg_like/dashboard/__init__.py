@@ -18,6 +18,7 @@ from ..config import Config
 from ..raw import RawData
 from .callbacks import Engine, _colsig, register, tree_store
 from .layout import build_layout
+from .robustness_view import attach_robustness
 from .tables import column_defs, row_data
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -37,8 +38,19 @@ def _assets_folder() -> str:
     return str(ASSETS)
 
 
-def create_app(config: Config, raw: RawData, *, title: str | None = None) -> dash.Dash:
-    """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine."""
+def create_app(
+    config: Config,
+    raw: RawData,
+    *,
+    title: str | None = None,
+    robustness: bool = True,
+    cache_dir: str | Path | None = None,
+) -> dash.Dash:
+    """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine.
+
+    ``robustness``: add the Robustness view (its background jobs use a diskcache in
+    ``cache_dir``, default ``$ML_PEG_LIKE_CACHE_DIR`` or a per-user temporary directory).
+    """
     engine = Engine(config, raw)
     title = title or config.title
     app = dash.Dash(
@@ -62,6 +74,11 @@ def create_app(config: Config, raw: RawData, *, title: str | None = None) -> das
         filters=engine.attr_options,
     )
     register(app, engine)
+    # the Robustness view; its tau line is filled in by the main callback's own response
+    # (one round trip per edit), so it registers no tau callback of its own
+    if robustness:
+        attach_robustness(app, engine, tau_callback=False, cache_dir=cache_dir)
+        engine.tau_line = True
     _harden(app.server)
     n_models, n_metrics = len(raw.models), len(config.metric_paths())
 

@@ -21,7 +21,18 @@ from collections import OrderedDict
 from typing import Any
 
 import orjson
-from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html, no_update
+from dash import (
+    ALL,
+    ClientsideFunction,
+    Input,
+    Output,
+    State,
+    ctx,
+    dcc,
+    html,
+    no_update,
+    set_props,
+)
 from dash.exceptions import PreventUpdate
 
 from ..config import Config, Metric, dump_config, loads_config
@@ -387,6 +398,12 @@ def register(app, engine: Engine) -> None:
         changed_set = {p for p, f in new_changes.items() if f}
         if new_changes != changes:
             out["changes"] = new_changes
+            if getattr(engine, "tau_line", False):  # the Robustness view's tau line, same response
+                from .robustness_view import tau_line_text
+
+                tau = tau_line_text(engine, new_changes)
+                if tau is not None:
+                    set_props("rob-tau", {"children": tau})
         if v != view0.get("v", "") or metric != view0.get("m", ""):
             out["view"] = {"v": v, "m": metric}
         query = make_query(

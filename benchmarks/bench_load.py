@@ -112,7 +112,7 @@ def with_value(body: dict, box_id: str, value: float) -> bytes:
 def user(port, body, box_id, base, n, uid, lat, errors):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     for k in range(n):
-        payload = with_value(body, box_id, round(base + 1e-4 * (uid * n + k + 1), 6))
+        payload = with_value(body, box_id, round(base + 1e-6 * (uid * n + k + 1), 9))
         t0 = time.perf_counter()
         try:
             conn.request(
@@ -121,12 +121,14 @@ def user(port, body, box_id, base, n, uid, lat, errors):
             resp = conn.getresponse()
             data = resp.read()
             ok = resp.status == 200 and b"rowData" in data
-        except OSError:
+            why = f"HTTP {resp.status}" if resp.status != 200 else "no table in the response"
+        except OSError as exc:
             ok = False
+            why = type(exc).__name__
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         lat.append(time.perf_counter() - t0)
         if not ok:
-            errors.append(k)
+            errors.append(why)
 
 
 def main() -> None:
@@ -188,7 +190,8 @@ def main() -> None:
             f"latency: p50 {q(0.50):.0f} ms, p95 {q(0.95):.0f} ms, p99 {q(0.99):.0f} ms, "
             f"mean {statistics.mean(lat) * 1e3:.0f} ms"
         )
-        print(f"errors: {len(errors)}   request size: {size / 1024:.1f} KiB")
+        kinds = {e: errors.count(e) for e in set(errors)}
+        print(f"errors: {len(errors)} {kinds if kinds else ''}  request size: {size / 1024:.1f} KiB")
     finally:
         server.terminate()
         try:

@@ -70,57 +70,32 @@ def settings_panel(defaults: Config, cfg: Config, changes: dict, view: str) -> l
     def changed(path: str, field: str) -> bool:
         return field in changes.get(path, {})
 
+    def weight_row(path: str, name: str) -> html.Tr:
+        return html.Tr(
+            [
+                html.Td(
+                    [
+                        html.Button(
+                            name, id={"type": "crumb", "path": path}, className="link", n_clicks=0
+                        ),
+                        html.Div(id={"type": "msg", "path": path}, className="msg"),
+                    ],
+                    className="name",
+                ),
+                html.Td(_input(cfg, defaults, path, "weight", changed(path, "weight"))),
+                html.Td(_reset_button(path)),
+            ]
+        )
+
     rows: list = []
     if node is None:
         title = "Category weights"
         head = ["Category", "Weight", ""]
-        for c in cfg.categories:
-            p = c.name
-            rows.append(
-                html.Tr(
-                    [
-                        html.Td(
-                            [
-                                html.Button(
-                                    c.name,
-                                    id={"type": "crumb", "path": p},
-                                    className="link",
-                                    n_clicks=0,
-                                ),
-                                html.Div(id={"type": "msg", "path": p}, className="msg"),
-                            ],
-                            className="name",
-                        ),
-                        html.Td(_input(cfg, defaults, p, "weight", changed(p, "weight"))),
-                        html.Td(_reset_button(p)),
-                    ]
-                )
-            )
+        rows = [weight_row(c.name, c.name) for c in cfg.categories]
     elif isinstance(node, Category):
         title = f"Benchmark weights in {node.name}"
         head = ["Benchmark", "Weight", ""]
-        for b in node.benchmarks:
-            p = f"{node.name}/{b.name}"
-            rows.append(
-                html.Tr(
-                    [
-                        html.Td(
-                            [
-                                html.Button(
-                                    b.name,
-                                    id={"type": "crumb", "path": p},
-                                    className="link",
-                                    n_clicks=0,
-                                ),
-                                html.Div(id={"type": "msg", "path": p}, className="msg"),
-                            ],
-                            className="name",
-                        ),
-                        html.Td(_input(cfg, defaults, p, "weight", changed(p, "weight"))),
-                        html.Td(_reset_button(p)),
-                    ]
-                )
-            )
+        rows = [weight_row(f"{node.name}/{b.name}", b.name) for b in node.benchmarks]
     else:
         assert isinstance(node, Benchmark)
         full = cfg.full_path(view)

@@ -136,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         for line in exc.lines():
             print(f"error: {line}", file=sys.stderr)
         return 2
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (OSError, ValueError, MemoryError) as exc:
+        print(f"error: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -16,7 +16,7 @@ import math
 import sys
 from pathlib import Path
 
-from .errors import ConfigError, MlPegLikeError, Problem
+from .errors import ConfigError, Problem
 
 
 def _float(text: str) -> float:
@@ -119,41 +119,32 @@ def run_robustness(args) -> int:
     from .raw import load_dataset
     from .robustness import rank_robustness
 
-    try:
-        base, raw = load_dataset(args.config, args.raw, ignore_unknown=args.ignore_unknown)
-        for w in raw.warnings:
-            print(f"warning: {w}", file=sys.stderr)
-        cfg = base
-        if args.preset is not None:
-            if args.preset not in base.presets:
-                known = ", ".join(sorted(base.presets)) or "none"
-                raise ConfigError(
-                    [Problem("--preset", f"no preset {args.preset!r} (known: {known})")]
-                )
-            cfg = cfg.apply_changes(base.presets[args.preset])
-        if args.changes is not None:
-            cfg = cfg.apply_changes(_load_changes(args.changes))
-        res = rank_robustness(
-            raw,
-            cfg,
-            samples=args.samples,
-            seed=args.seed,
-            top_k=args.top_k,
-            concentration=args.concentration,
-            threshold_jitter=args.threshold_jitter,
-            jitter_scale=args.jitter_scale,
-            threshold_draws=args.threshold_draws,
-            default=base,
-            loo=not args.no_leave_one_out,
-        )
-        paths = res.write(args.out)
-    except MlPegLikeError as exc:
-        for line in exc.lines():
-            print(f"error: {line}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError, MemoryError) as exc:
-        print(f"error: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
-        return 2
+    # bad input raises MlPegLikeError: cli.main prints one line per problem and exits 2
+    base, raw = load_dataset(args.config, args.raw, ignore_unknown=args.ignore_unknown)
+    for w in raw.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    cfg = base
+    if args.preset is not None:
+        if args.preset not in base.presets:
+            known = ", ".join(sorted(base.presets)) or "none"
+            raise ConfigError([Problem("--preset", f"no preset {args.preset!r} (known: {known})")])
+        cfg = cfg.apply_changes(base.presets[args.preset])
+    if args.changes is not None:
+        cfg = cfg.apply_changes(_load_changes(args.changes))
+    res = rank_robustness(
+        raw,
+        cfg,
+        samples=args.samples,
+        seed=args.seed,
+        top_k=args.top_k,
+        concentration=args.concentration,
+        threshold_jitter=args.threshold_jitter,
+        jitter_scale=args.jitter_scale,
+        threshold_draws=args.threshold_draws,
+        default=base,
+        loo=not args.no_leave_one_out,
+    )
+    paths = res.write(args.out)
     sc = res.scalars
     p1 = sc["p_top_model_stays_first"]
     top = sc["top_model"] or "(no model has an overall score)"

@@ -469,7 +469,7 @@ def test_preset_and_model_filter(env):
     page, cfg, raw = env["page"], env["cfg"], env["raw"]
     goto_view(page, "")
     page.click("#preset")
-    page.get_by_text("Only classification", exact=True).click()
+    page.locator(".dash-dropdown-option", has_text="Only classification").first.click()
     wait_column(
         page,
         "o",
@@ -478,6 +478,7 @@ def test_preset_and_model_filter(env):
     page.click("#reset-all")
     wait_column(page, "o", expect(score(raw, cfg), "overall", None))
     page.click("#model-filter")
+    page.locator(".dash-dropdown-option").first.wait_for()  # open before typing
     page.keyboard.type("Ridge")
     page.locator(".dash-dropdown-option", has_text="Ridge").first.click()
     page.keyboard.press("Escape")

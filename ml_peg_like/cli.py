@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import MlPegLikeError
+from .errors import INPUT_ERRORS, report
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "data" / "demo"
 
@@ -132,13 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except MlPegLikeError as exc:
-        for line in exc.lines():
-            print(f"error: {line}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError, MemoryError) as exc:
-        print(f"error: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
-        return 2
+    except INPUT_ERRORS as exc:
+        return report(exc)
     except KeyboardInterrupt:
         return 130
 

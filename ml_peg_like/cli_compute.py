@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .errors import MlPegLikeError
+from .errors import INPUT_ERRORS, report
 
 
 def add_compute_parser(subparsers) -> argparse.ArgumentParser:
@@ -48,13 +48,8 @@ def run_compute(args) -> int:
             table.to_csv(sys.stdout, index=False, na_rep="")
         else:
             write_raw_metrics(table, args.out)
-    except MlPegLikeError as exc:
-        for line in exc.lines():
-            print(f"error: {line}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError, MemoryError) as exc:
-        print(f"error: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
-        return 2
+    except INPUT_ERRORS as exc:
+        return report(exc)
     n_models = table["model"].nunique()
     n_missing = int(table["value"].isna().sum())
     if args.out != "-":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 
@@ -37,3 +38,18 @@ class ConfigError(MlPegLikeError):
 
 class DataError(MlPegLikeError):
     """A raw-metrics (or other input) file is malformed."""
+
+
+#: what a command-line handler reports as bad input (exit code 2) rather than a crash
+INPUT_ERRORS = (MlPegLikeError, OSError, ValueError, MemoryError)
+
+
+def report(exc: BaseException) -> int:
+    """Print one ``error: ...`` line per problem of ``exc`` on stderr; return exit code 2."""
+    if isinstance(exc, MlPegLikeError):
+        lines = exc.lines()
+    else:
+        lines = [f"{type(exc).__name__}: {exc}".splitlines()[0]]
+    for line in lines:
+        print(f"error: {line}", file=sys.stderr)
+    return 2

@@ -451,24 +451,37 @@ def log_partition_error(log_z_true, log_z_pred, *, nan_policy: NanPolicy = "prop
     ``log Z = 1e5`` never overflows. Scalars give a float; arrays (one value per problem
     instance) give the element-wise errors, NaN where an input is missing (``"omit"`` drops them).
     """
-    t = _as_float(log_z_true, "log_z_true")
-    p = _as_float(log_z_pred, "log_z_pred")
-    _check_same_shape(t, p, "log_z_true", "log_z_pred")
-    if t.ndim == 0:
+    return _elementwise(log_z_true, log_z_pred, ("log_z_true", "log_z_pred"), nan_policy, _abs_diff)
+
+
+def _abs_diff(a: np.ndarray, b: np.ndarray):
+    return np.abs(a - b)
+
+
+def _diff(a: np.ndarray, b: np.ndarray):
+    return a - b
+
+
+def _elementwise(a, b, names: tuple[str, str], nan_policy: NanPolicy, fn):
+    """``fn(a, b)`` on two scalars (a float) or two 1-D arrays (NaN where either is missing;
+    ``"omit"`` drops those samples, ``"raise"`` refuses them)."""
+    x = _as_float(a, names[0])
+    y = _as_float(b, names[1])
+    _check_same_shape(x, y, *names)
+    if x.ndim == 0:
         _check_policy(nan_policy)
-        if not (np.isfinite(t) and np.isfinite(p)):
+        if not (np.isfinite(x) and np.isfinite(y)):
             if nan_policy == "raise":
-                raise ValueError("log_z_true/log_z_pred: missing (NaN or infinite) value")
+                raise ValueError(f"{names[0]}/{names[1]}: missing (NaN or infinite) value")
             return float("nan")
-        return float(abs(t - p))
-    _check_1d(t, "log_z_true")
+        return float(fn(x, y))
+    _check_1d(x, names[0])
     if nan_policy == "omit":
-        (t, p), _ = _apply_policy(nan_policy, [t, p], ["log_z_true", "log_z_pred"])
+        (x, y), _ = _apply_policy(nan_policy, [x, y], list(names))
     else:
-        _apply_policy(nan_policy, [t, p], ["log_z_true", "log_z_pred"])
-        bad = ~finite_mask(t, p)
-        t = np.where(bad, np.nan, t)
-    return np.abs(t - p)
+        _apply_policy(nan_policy, [x, y], list(names))
+        x = np.where(finite_mask(x, y), x, np.nan)
+    return fn(x, y)
 
 
 def mpe_error(loglik_best, loglik, *, nan_policy: NanPolicy = "propagate"):
@@ -479,23 +492,7 @@ def mpe_error(loglik_best, loglik, *, nan_policy: NanPolicy = "propagate"):
     the recorded best (it is returned as is, not clipped). Scalars give a float, arrays the
     element-wise errors (NaN where missing; ``"omit"`` drops them).
     """
-    b = _as_float(loglik_best, "loglik_best")
-    v = _as_float(loglik, "loglik")
-    _check_same_shape(b, v, "loglik_best", "loglik")
-    if b.ndim == 0:
-        _check_policy(nan_policy)
-        if not (np.isfinite(b) and np.isfinite(v)):
-            if nan_policy == "raise":
-                raise ValueError("loglik_best/loglik: missing (NaN or infinite) value")
-            return float("nan")
-        return float(b - v)
-    _check_1d(b, "loglik_best")
-    if nan_policy == "omit":
-        (b, v), _ = _apply_policy(nan_policy, [b, v], ["loglik_best", "loglik"])
-    else:
-        _apply_policy(nan_policy, [b, v], ["loglik_best", "loglik"])
-        b = np.where(finite_mask(b, v), b, np.nan)
-    return b - v
+    return _elementwise(loglik_best, loglik, ("loglik_best", "loglik"), nan_policy, _diff)
 
 
 def _distributions(p, name: str) -> tuple[np.ndarray, np.ndarray]:

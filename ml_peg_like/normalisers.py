@@ -30,6 +30,28 @@ class ParamSpec:
     greater_than: float | None = None  # must be > this (e.g. max_speedup > 1)
     model_ref: bool = False  # may be ``{model: NAME}`` (resolved from that model's raw value)
     optional: bool = False  # may be absent (no default, not required)
+    label: str = ""  # the label of its box in the dashboard ("" -> the name)
+    #: the robustness analysis may move it by +-x % (a numeric value, not a {model: NAME})
+    jitter: bool = True
+
+    @property
+    def title(self) -> str:
+        """The label shown beside the parameter's box."""
+        return self.label or self.name
+
+
+#: The two thresholds of a threshold normaliser, declared like any other parameter.
+GOOD = ParamSpec("good", None, "raw value that scores 1", model_ref=True, label="good")
+BAD = ParamSpec("bad", None, "raw value that scores 0", model_ref=True, label="bad")
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A raw value worth drawing on the normalisation curve (a threshold, a reference point)."""
+
+    label: str  # e.g. "good", "bad", "score 0.1"
+    x: float
+    kind: str = "other"  # "good" (drawn green), "bad" (drawn red) or "other"
 
 
 @dataclass(frozen=True)
@@ -49,12 +71,44 @@ class Normaliser:
     editable: tuple[str, ...] = field(default=("good", "bad"))
     #: built-ins that already keep NaN and stay in [0, 1] skip the extra safety passes
     trusted: bool = False
+    #: resolved parameters {name: float} -> the raw values to mark on the curve
+    marks: Callable[[dict[str, float]], list[Mark]] | None = None
+    #: the curve reads best on a log x axis (speed-ups and run times)
+    log_x: bool = False
+
+    @property
+    def fields(self) -> tuple[ParamSpec, ...]:
+        """Every parameter the config may set: good and bad first (threshold normalisers)."""
+        return ((GOOD, BAD) if self.uses_thresholds else ()) + self.params
 
     def param(self, name: str) -> ParamSpec | None:
-        for p in self.params:
+        """The :class:`ParamSpec` called ``name`` (good/bad included), or None."""
+        for p in self.fields:
             if p.name == name:
                 return p
         return None
+
+    def label(self, name: str) -> str:
+        """The box label of an editable field (``weight`` included)."""
+        p = self.param(name)
+        return p.title if p is not None else name
+
+    def jitter_params(self) -> tuple[str, ...]:
+        """The editable parameters the robustness analysis may move."""
+        return tuple(n for n in self.editable if (p := self.param(n)) is not None and p.jitter)
+
+    def curve_marks(self, params: dict[str, float]) -> list[Mark]:
+        """The raw values to draw on the curve for these resolved parameters (finite only)."""
+        if self.marks is not None:
+            out = self.marks(params)
+        elif self.uses_thresholds:
+            out = [
+                Mark("good", params.get("good", math.nan), "good"),
+                Mark("bad", params.get("bad", math.nan), "bad"),
+            ]
+        else:
+            out = []
+        return [m for m in out if m.x is not None and math.isfinite(m.x)]
 
 
 _REGISTRY: dict[str, Normaliser] = {}
@@ -68,13 +122,17 @@ def register_normaliser(
     uses_thresholds: bool = True,
     description: str = "",
     editable: tuple[str, ...] | None = None,
+    marks: Callable[[dict[str, float]], list[Mark]] | None = None,
+    log_x: bool = False,
     _trusted: bool = False,
 ) -> Normaliser:
     """Register (or replace) a normaliser under ``name`` and return it.
 
     ``fn(x, good=..., bad=..., **params)`` must accept a (models, k) array and (k,) parameter
     arrays and return scores of the shape of ``x``. Results are clipped to [0, 1] and NaN inputs
-    stay NaN, whatever ``fn`` does.
+    stay NaN, whatever ``fn`` does. ``params`` declare the other parameters (label, default,
+    whether the robustness analysis may jitter them); ``marks`` says which raw values the curve
+    marks (default: good and bad); ``log_x`` asks for a log x axis on the curve.
     """
     if not isinstance(name, str) or not name.strip():
         raise ValueError("a normaliser needs a non-empty name")
@@ -89,6 +147,8 @@ def register_normaliser(
         description=description,
         editable=tuple(editable),
         trusted=_trusted,
+        marks=marks,
+        log_x=log_x,
     )
     _REGISTRY[name] = norm
     return norm
@@ -187,6 +247,25 @@ def log_speedup(
         return np.clip(np.log10(s) / np.log10(max_speedup), 0.0, 1.0) + 0.0
 
 
+def _at_speedup(params: dict[str, float], s: float) -> float:
+    """The raw value at speed-up ``s``: a run time reference / s, or s itself without reference."""
+    ref = params.get("reference", math.nan)
+    return ref / s if ref is not None and math.isfinite(ref) else s
+
+
+def _weibull_marks(params: dict[str, float]) -> list[Mark]:
+    c = params.get("c", math.nan)
+    return [Mark("score 0.1", _at_speedup(params, c))]
+
+
+def _log_marks(params: dict[str, float]) -> list[Mark]:
+    ms = params.get("max_speedup", math.nan)
+    return [
+        Mark("score 1", _at_speedup(params, ms), "good"),
+        Mark("score 0", _at_speedup(params, 1.0), "bad"),
+    ]
+
+
 _REFERENCE = ParamSpec(
     "reference",
     None,
@@ -195,6 +274,8 @@ _REFERENCE = ParamSpec(
     positive=True,
     model_ref=True,
     optional=True,
+    label="reference",
+    jitter=False,
 )
 
 register_normaliser(
@@ -214,23 +295,34 @@ register_normaliser(
     weibull_speedup,
     _trusted=True,
     params=(
-        ParamSpec("b", 1.7, "Weibull shape", positive=True),
-        ParamSpec("c", 5.0, "speed-up that scores 0.1", positive=True),
+        ParamSpec("b", 1.7, "Weibull shape", positive=True, label="b (shape)"),
+        ParamSpec("c", 5.0, "speed-up that scores 0.1", positive=True, label="c (score 0.1)"),
         _REFERENCE,
     ),
     uses_thresholds=False,
     description="Weibull stretched exponential of the speed-up (LIPS): 1 - exp(-(s/a)^b).",
     editable=("c", "b"),
+    marks=_weibull_marks,
+    log_x=True,
 )
 register_normaliser(
     "log_speedup",
     log_speedup,
     _trusted=True,
     params=(
-        ParamSpec("max_speedup", None, "speed-up that scores 1", positive=True, greater_than=1.0),
+        ParamSpec(
+            "max_speedup",
+            None,
+            "speed-up that scores 1",
+            positive=True,
+            greater_than=1.0,
+            label="max speed-up",
+        ),
         _REFERENCE,
     ),
     uses_thresholds=False,
     description="log10(speed-up) / log10(max speed-up), clipped to [0, 1] (LIPS).",
     editable=("max_speedup",),
+    marks=_log_marks,
+    log_x=True,
 )

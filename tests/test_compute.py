@@ -427,12 +427,12 @@ def test_mixed_kinds_in_one_table():
 
 
 def test_sparse_key_path_gives_the_same_result(monkeypatch):
-    import ml_peg_like.compute as compute
+    from ml_peg_like.compute import segments
 
     df, spec = mixed_table()
     dense = compute_raw_metrics(df, spec)
-    monkeypatch.setattr(compute, "DENSE_FACTOR", 0)
-    monkeypatch.setattr(compute, "DENSE_MIN", 0)
+    monkeypatch.setattr(segments, "DENSE_FACTOR", 0)
+    monkeypatch.setattr(segments, "DENSE_MIN", 0)
     sparse = compute_raw_metrics(df, spec)
     pd.testing.assert_frame_equal(dense, sparse)
     check_mixed(sparse)

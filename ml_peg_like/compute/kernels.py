@@ -1,0 +1,162 @@
+"""The metric kernels: one value of a SPEC metric for every segment, in one vectorised pass.
+
+:class:`Rows` is the set of rows a pass reads (with cached residuals shared by the passes over
+the same rows); :func:`segment_values` evaluates one metric function over all its segments.
+The formulas are those of :mod:`ml_peg_like.metrics`, written as segment reductions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import metrics as _m
+from .segments import compress, seg_mean, seg_order
+from .spec import FNS, VECTOR_COLS, MetricSpec
+from .table import Table
+
+
+class Rows:
+    """The rows one pass works on: full columns with the rows outside the pass moved to a
+    trailing dummy segment (no copy), or a gathered subset when the pass uses few rows.
+    Derived arrays (residuals, counts) are cached for the passes that share them."""
+
+    def __init__(self, t: Table, sel_rows: np.ndarray | None):
+        self.n = t.n_groups + 1  # + the dummy segment
+        self.n_samples = t.n_samples
+        self._cols = {"sample": t.sample, **t.cols}
+        self.idx = None
+        if sel_rows is None:
+            self.g = t.g
+            self.cnt = np.append(t.rows_g, 0)
+        elif np.count_nonzero(sel_rows) < 0.3 * sel_rows.size:
+            self.idx = np.flatnonzero(sel_rows)
+            self.g = t.g[self.idx]
+            self.cnt = None
+        else:
+            self.g = np.where(sel_rows, t.g, t.n_groups)
+            out = t.g[~sel_rows]
+            self.cnt = np.append(t.rows_g - np.bincount(out, minlength=t.n_groups), out.size)
+        self._cache: dict[Any, np.ndarray] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        key = ("col", name)
+        if key not in self._cache:
+            col = self._cols[name]
+            self._cache[key] = col if self.idx is None else col[self.idx]
+        return self._cache[key]
+
+    def counts(self) -> np.ndarray:
+        if self.cnt is None:
+            self.cnt = np.bincount(self.g, minlength=self.n)
+        return self.cnt
+
+    def cached(self, key, make) -> np.ndarray:
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def scaled(self, ms: MetricSpec) -> tuple[np.ndarray, np.ndarray]:
+        """(reference, prediction), divided by n_atoms or sqrt(n_atoms) for ``per_atom``."""
+        per_atom = ms.per_atom if "per_atom" in FNS[ms.fn].options else "none"
+        r, p = self["reference"], self["prediction"]
+        if per_atom == "none":
+            return r, p
+        div = self.cached(
+            ("div", per_atom),
+            lambda: self["n_atoms"] if per_atom == "n" else np.sqrt(self["n_atoms"]),
+        )
+        return (
+            self.cached(("r", per_atom), lambda: r / div),
+            self.cached(("p", per_atom), lambda: p / div),
+        )
+
+    def residual(self, ms: MetricSpec) -> np.ndarray:
+        """``r_i = ref_i - pred_i`` (after per_atom), times ``w_i`` when weighted."""
+        per_atom = ms.per_atom if "per_atom" in FNS[ms.fn].options else "none"
+        weighted = ms.weighted and "weighted" in FNS[ms.fn].options
+
+        def make():
+            r, p = self.scaled(ms)
+            d = r - p
+            return d * self["weight"] if weighted else d
+
+        return self.cached(("d", per_atom, weighted), make)
+
+
+def segment_values(ms: MetricSpec, rows: Rows) -> np.ndarray:
+    """Values of one metric for every segment (the last one is the dummy segment)."""
+    g, n, fn = rows.g, rows.n, ms.fn
+    if fn in ("vector_mae", "vector_rmse"):
+        d2 = np.zeros(g.size)
+        d1 = np.zeros(g.size)
+        for c in VECTOR_COLS:
+            d = rows[f"reference_{c}"] - rows[f"prediction_{c}"]
+            d2 += d * d
+            if fn == "vector_mae" and ms.mode == "component":
+                d1 += np.abs(d)
+        if fn == "vector_rmse":
+            ms2 = seg_mean(g, d2, n, rows.counts())
+            return np.sqrt(ms2 / 3.0) if ms.mode == "component" else np.sqrt(ms2)
+        if ms.mode == "component":
+            return seg_mean(g, d1, n, rows.counts()) / 3.0
+        return seg_mean(g, np.sqrt(d2), n, rows.counts())
+    if fn == "mean_hellinger":
+        with np.errstate(invalid="ignore"):  # negative probabilities sit in the dummy segment
+            d = np.sqrt(rows["reference"]) - np.sqrt(rows["prediction"])
+        S = rows.n_samples
+        ids, keys = compress(g * S + rows["sample"], n * S)
+        h = np.sqrt(0.5 * np.bincount(ids, weights=d * d, minlength=keys.size))
+        return seg_mean(keys // S, h, n)
+    if fn == "share_negative":
+        return seg_mean(g, (rows["prediction"] < 0).astype(float), n, rows.counts())
+    if fn == "share_nonzero":
+        p, r = rows["prediction"], rows["reference"]
+        x = (np.abs(p) > ms.tol).astype(float)
+        if ms.where == "reference_zero":
+            sel = r == 0
+            return seg_mean(g[sel], x[sel], n)
+        return seg_mean(g, x, n, rows.counts())
+    if fn in ("mae", "log_partition_error"):
+        d = rows.residual(ms)
+        return seg_mean(g, np.abs(d), n, rows.counts())
+    if fn == "rmse":
+        d = rows.residual(ms)
+        return np.sqrt(seg_mean(g, d * d, n, rows.counts()))
+    if fn == "mpe_error":
+        return seg_mean(g, rows.residual(ms), n, rows.counts())
+    r, p = rows.scaled(ms)
+    if fn == "mape":
+        return seg_mean(g, _m._ape(r, p), n, rows.counts())
+    if fn == "r2":
+        mean = seg_mean(g, r, n, rows.counts())
+        dev = r - mean[g]
+        ss_tot = np.bincount(g, weights=dev * dev, minlength=n)
+        d = rows.residual(ms)
+        ss_res = np.bincount(g, weights=d * d, minlength=n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = 1.0 - ss_res / ss_tot
+        out[ss_tot == 0] = np.nan
+        return out
+    if fn == "max_abs_error":
+        out = np.full(n, np.nan)
+        if g.size:
+            order, starts, ids = seg_order(g, n)
+            out[ids] = np.maximum.reduceat(np.abs(rows.residual(ms))[order], starts)
+        return out
+    if fn == "mape_top_quantile":
+        a = np.abs(r)
+        out = np.full(n, np.nan)
+        if g.size == 0:
+            return out
+        order = np.lexsort((-a, g))  # by segment, then |ref| descending
+        cnt = rows.counts()
+        ids = np.flatnonzero(cnt)
+        starts = (np.cumsum(cnt) - cnt)[ids]
+        k = _m.top_quantile_count(cnt[ids], ms.quantile)
+        thr = np.full(n, np.inf)
+        thr[ids] = a[order[starts + k - 1]]
+        keep = a >= thr[g]
+        return seg_mean(g[keep], _m._ape(r[keep], p[keep]), n)
+    raise AssertionError(f"no kernel for {fn}")  # pragma: no cover (spec validation)

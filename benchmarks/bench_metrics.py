@@ -121,7 +121,7 @@ def main(argv=None) -> int:
     print(
         f"baseline groupby-apply (per group Python):  median {med_b:.3f} s  runs {[round(t, 3) for t in runs_b]}"
     )
-    med_p, runs_p, agg = timed(lambda: pandas_agg(df), args.repeats)
+    med_p, runs_p, _ = timed(lambda: pandas_agg(df), args.repeats)
     print(
         f"pandas groupby().agg (cythonised):         median {med_p:.3f} s  runs {[round(t, 3) for t in runs_p]}"
     )

@@ -42,6 +42,9 @@ __all__ = [
     "r2",
     "per_atom",
     "per_sqrt_atom",
+    "rms",
+    "row_norms",
+    "scaled_norms",
     "vector_mae",
     "vector_rmse",
     "mape_top_quantile",
@@ -174,6 +177,47 @@ def _pair(ref, pred, nan_policy: str, weights=None, *, ndim: int = 1):
     return r, p, w, ok
 
 
+def rms(x: np.ndarray) -> float:
+    """Root mean square ``sqrt(mean(x**2))`` of finite values, finite whenever ``max|x|`` is.
+
+    The plain formula is used first (its result is kept bit for bit); when ``x**2`` overflows
+    (``|x|`` above about 1e154) or underflows to 0, ``x`` is scaled by the power of two ``2**-e``
+    with ``2**(e-1) <= max|x| < 2**e`` (an exact scaling), and the result scaled back.
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        out = float(np.sqrt(np.mean(x * x)))
+    if 0.0 < out < np.inf:
+        return out
+    s = float(np.max(np.abs(x)))
+    if s == 0.0 or not np.isfinite(s):
+        return out
+    e = int(np.frexp(s)[1])
+    y = np.ldexp(x, -e)
+    return float(np.ldexp(np.sqrt(np.mean(y * y)), e))
+
+
+def row_norms(d: np.ndarray) -> np.ndarray:
+    """Euclidean length of each row of ``d`` (N x k), finite whenever the components are.
+
+    ``sqrt(sum_k d_ik**2)``; the rows where a square overflows (or underflows to 0) are
+    recomputed on the row scaled by a power of two, as in :func:`rms`.
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.sqrt(np.einsum("ij,ij->i", d, d))
+    bad = ~np.isfinite(out) | ((out == 0) & (d != 0).any(axis=1))
+    if bad.any():
+        out[bad] = scaled_norms(d[bad])
+    return out
+
+
+def scaled_norms(d: np.ndarray) -> np.ndarray:
+    """``sqrt(sum_k d_ik**2)`` per row computed on ``d_i * 2**-e_i`` (``e_i`` the exponent of
+    ``max_k |d_ik|``), then scaled back: no overflow for finite components."""
+    e = np.frexp(np.abs(d).max(axis=1))[1]
+    y = np.ldexp(d, -e[:, None])
+    return np.ldexp(np.sqrt(np.einsum("ij,ij->i", y, y)), e)
+
+
 # --------------------------------------------------------------------------------------------
 # scalar metrics (seed 004)
 # --------------------------------------------------------------------------------------------
@@ -212,7 +256,7 @@ def rmse(ref, pred, weights=None, *, nan_policy: NanPolicy = "propagate") -> flo
     d = r - p
     if w is not None:
         d = d * w
-    return float(np.sqrt(np.mean(d * d)))
+    return rms(d)
 
 
 def max_abs_error(ref, pred, *, nan_policy: NanPolicy = "propagate") -> float:
@@ -322,7 +366,7 @@ def vector_mae(
         return float("nan")
     d = r - p
     if mode == "magnitude":
-        return float(np.sqrt(np.einsum("ij,ij->i", d, d)).mean())
+        return float(row_norms(d).mean())
     return float(np.abs(d).mean())
 
 
@@ -334,7 +378,8 @@ def vector_rmse(
     - ``mode="magnitude"``: ``sqrt((1/N) sum_i ||r_i||_2^2)``;
     - ``mode="component"``: ``sqrt((1/(dN)) sum_i sum_k r_ik^2)`` = magnitude RMSE / sqrt(d).
 
-    Both are rotation invariant.
+    Both are rotation invariant. Residuals up to about 1e300 give finite values (scaled sums,
+    see :func:`rms` and :func:`row_norms`).
     """
     _check_mode(mode)
     r, p, _, ok = _pair(ref, pred, nan_policy, ndim=2)
@@ -344,7 +389,11 @@ def vector_rmse(
     ms = np.einsum("ij,ij->", d, d) / d.shape[0]
     if mode == "component":
         ms = ms / d.shape[1]
-    return float(np.sqrt(ms))
+    out = float(np.sqrt(ms))
+    if 0.0 < out < np.inf or not d.any():
+        return out
+    # a square overflowed (or underflowed): the same value from scaled sums
+    return rms(d.reshape(-1)) if mode == "component" else rms(row_norms(d))
 
 
 # --------------------------------------------------------------------------------------------

@@ -776,3 +776,80 @@ def test_extxyz_anchors_python_parser_matches_ase():
         pd.testing.assert_frame_equal(
             a[sorted(a.columns)], py[sorted(py.columns)], check_dtype=False
         )
+
+
+# ------------------------------------------------------------------------------------------------
+# huge residuals (issue 13 item 5): the kernels stay finite like ml_peg_like.metrics
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("big", [1e200, 1e300])
+def test_kernels_of_huge_residuals_are_finite_and_exact(big):
+    df = pd.DataFrame(
+        {
+            "model": ["A", "A", "B", "B"],
+            "benchmark": ["E"] * 4,
+            "sample": ["s1", "s2"] * 2,
+            "reference": [big, -big, 1.0, 2.0],
+            "prediction": [0.0, 0.0, 1.0, 0.0],
+            "n_atoms": [2, 2, 1, 1],
+        }
+    )
+    spec = {
+        "benchmarks": {
+            "E": {
+                "metrics": [
+                    {"name": "RMSE", "fn": "rmse"},
+                    {"name": "RMSE/N", "fn": "rmse", "per_atom": "n"},
+                    {"name": "MAE", "fn": "mae"},
+                ]
+            }
+        }
+    }
+    out = compute_raw_metrics(df, spec)
+    assert value(out, "A", "E", "RMSE") == big  # sqrt((big^2 + big^2) / 2)
+    assert value(out, "A", "E", "RMSE/N") == big / 2
+    assert value(out, "A", "E", "MAE") == big
+    assert value(out, "B", "E", "RMSE") == math.sqrt(2.0)  # other segments: plain formula
+
+
+def test_vector_kernels_of_huge_residuals_are_finite_and_exact():
+    df = pd.DataFrame(
+        {
+            "model": ["A", "A", "B", "B"],
+            "benchmark": ["F"] * 4,
+            "sample": ["s1", "s2"] * 2,
+            "reference_x": [3e300, 0.0, 3.0, 0.0],
+            "reference_y": [4e300, 0.0, 4.0, 0.0],
+            "reference_z": [0.0] * 4,
+            "prediction_x": [0.0] * 4,
+            "prediction_y": [0.0] * 4,
+            "prediction_z": [0.0] * 4,
+        }
+    )
+    spec = {
+        "benchmarks": {
+            "F": {
+                "vector": True,
+                "metrics": [
+                    {"name": "MAE", "fn": "vector_mae"},
+                    {"name": "RMSE", "fn": "vector_rmse"},
+                    {"name": "RMSE c", "fn": "vector_rmse", "mode": "component"},
+                    {"name": "MAE c", "fn": "vector_mae", "mode": "component"},
+                ],
+            }
+        }
+    }
+    out = compute_raw_metrics(df, spec)
+    # lengths 5e300 and 0: MAE 2.5e300, RMSE sqrt(25e600 / 2), component RMSE / sqrt(3)
+    assert value(out, "A", "F", "MAE") == 2.5e300
+    assert value(out, "A", "F", "RMSE") == pytest.approx(5e300 / math.sqrt(2), rel=1e-15)
+    assert value(out, "A", "F", "RMSE c") == pytest.approx(5e300 / math.sqrt(6), rel=1e-15)
+    assert value(out, "A", "F", "MAE c") == pytest.approx(7e300 / 6, rel=1e-15)
+    assert value(out, "B", "F", "MAE") == 2.5
+    assert value(out, "B", "F", "RMSE") == math.sqrt(12.5)
+    for metric in ("MAE", "RMSE", "RMSE c"):  # the kernels agree with ml_peg_like.metrics
+        fn = m.vector_mae if metric.startswith("MAE") else m.vector_rmse
+        mode = "component" if metric.endswith(" c") else "magnitude"
+        ref = df[df.model == "A"][["reference_x", "reference_y", "reference_z"]].to_numpy()
+        assert value(out, "A", "F", metric) == fn(ref, np.zeros((2, 3)), mode)

@@ -349,3 +349,42 @@ def test_finite_mask_and_missing_fraction():
 def test_argument_checks(call):
     with pytest.raises(ValueError):
         call()
+
+
+# --------------------------------------------------------------------------------------------
+# huge residuals (issue 13 item 5): finite values, no overflow of the squares
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("big", [1e200, 1e300])
+def test_rmse_of_huge_residuals_is_finite_and_exact(big):
+    # sqrt((big^2 + big^2) / 2) = big; the plain formula gives inf (big^2 overflows)
+    assert m.rmse([big, -big], [0.0, 0.0]) == big
+    assert m.rmse([big, big], [0.0, 0.0], weights=[0.5, 0.5]) == big / 2
+    # per-atom form: residuals 2*big / 2 atoms = big
+    assert m.rmse(m.per_atom([2 * big, 2 * big], [2, 2]), [0.0, 0.0]) == big
+    assert m.rmse(m.per_sqrt_atom([2 * big, 2 * big], [4, 4]), [0.0, 0.0]) == big
+    # [3 big, 0]: sqrt(9 big^2 / 2) = 3 big / sqrt 2 (to the last bit or one ulp)
+    assert m.rmse([3 * big, 0.0], [0.0, 0.0]) == pytest.approx(3 * big / math.sqrt(2), rel=1e-15)
+
+
+def test_vector_metrics_of_huge_residuals_are_finite_and_exact():
+    ref = np.array([[3e300, 4e300, 0.0], [0.0, 0.0, 0.0]])
+    pred = np.zeros((2, 3))
+    # lengths 5e300 and 0
+    assert m.vector_mae(ref[:1], pred[:1]) == 5e300
+    assert m.vector_mae(ref, pred) == 2.5e300
+    assert m.vector_rmse(ref[:1], pred[:1]) == 5e300
+    assert m.vector_rmse(ref, pred) == pytest.approx(5e300 / math.sqrt(2), rel=1e-15)
+    assert m.vector_rmse(ref[:1], pred[:1], "component") == pytest.approx(
+        5e300 / math.sqrt(3), rel=1e-15
+    )
+    # 1e200: (6e200, 8e200, 0) -> 1e201 within one ulp; (1e200, 0, 0) -> 1e200 exactly
+    assert m.vector_mae([[1e200, 0.0, 0.0]], [[0.0, 0.0, 0.0]]) == 1e200
+    assert m.vector_mae([[6e200, 8e200, 0.0]], [[0.0] * 3]) == pytest.approx(1e201, rel=1e-15)
+    assert np.array_equal(m.row_norms(ref), [5e300, 0.0])
+
+
+def test_tiny_residuals_do_not_underflow_to_zero():
+    assert m.rmse([1e-200, 1e-200], [0.0, 0.0]) == 1e-200
+    assert m.vector_mae([[3e-200, 4e-200, 0.0]], [[0.0] * 3]) == pytest.approx(5e-200, rel=1e-15)

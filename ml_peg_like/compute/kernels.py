@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import metrics as _m
-from .segments import compress, seg_mean, seg_order
+from .segments import compress, fix_rms, seg_mean, seg_order, seg_rms
 from .spec import FNS, VECTOR_COLS, MetricSpec
 from .table import Table
 
@@ -89,19 +89,23 @@ def segment_values(ms: MetricSpec, rows: Rows) -> np.ndarray:
     """Values of one metric for every segment (the last one is the dummy segment)."""
     g, n, fn = rows.g, rows.n, ms.fn
     if fn in ("vector_mae", "vector_rmse"):
+        comps = [rows[f"reference_{c}"] - rows[f"prediction_{c}"] for c in VECTOR_COLS]
+        if fn == "vector_mae" and ms.mode == "component":
+            return seg_mean(g, sum(np.abs(d) for d in comps), n, rows.counts()) / 3.0
         d2 = np.zeros(g.size)
-        d1 = np.zeros(g.size)
-        for c in VECTOR_COLS:
-            d = rows[f"reference_{c}"] - rows[f"prediction_{c}"]
-            d2 += d * d
-            if fn == "vector_mae" and ms.mode == "component":
-                d1 += np.abs(d)
+        with np.errstate(over="ignore", under="ignore"):
+            for d in comps:
+                d2 += d * d
         if fn == "vector_rmse":
             ms2 = seg_mean(g, d2, n, rows.counts())
-            return np.sqrt(ms2 / 3.0) if ms.mode == "component" else np.sqrt(ms2)
-        if ms.mode == "component":
-            return seg_mean(g, d1, n, rows.counts()) / 3.0
-        return seg_mean(g, np.sqrt(d2), n, rows.counts())
+            out = np.sqrt(ms2 / 3.0) if ms.mode == "component" else np.sqrt(ms2)
+            factor = 1 / 3 if ms.mode == "component" else 1.0
+            return fix_rms(out, g, n, lambda sel: _norms(comps, sel), rows.counts(), factor)
+        norms = np.sqrt(d2)
+        redo = np.flatnonzero(~np.isfinite(norms) | (norms == 0))
+        if redo.size:  # a square overflowed or underflowed: scaled lengths (exact 0 stays 0)
+            norms[redo] = _norms(comps, redo)
+        return seg_mean(g, norms, n, rows.counts())
     if fn == "mean_hellinger":
         with np.errstate(invalid="ignore"):  # negative probabilities sit in the dummy segment
             d = np.sqrt(rows["reference"]) - np.sqrt(rows["prediction"])
@@ -122,8 +126,7 @@ def segment_values(ms: MetricSpec, rows: Rows) -> np.ndarray:
         d = rows.residual(ms)
         return seg_mean(g, np.abs(d), n, rows.counts())
     if fn == "rmse":
-        d = rows.residual(ms)
-        return np.sqrt(seg_mean(g, d * d, n, rows.counts()))
+        return seg_rms(g, rows.residual(ms), n, rows.counts())
     if fn == "mpe_error":
         return seg_mean(g, rows.residual(ms), n, rows.counts())
     r, p = rows.scaled(ms)
@@ -160,3 +163,8 @@ def segment_values(ms: MetricSpec, rows: Rows) -> np.ndarray:
         keep = a >= thr[g]
         return seg_mean(g[keep], _m._ape(r[keep], p[keep]), n)
     raise AssertionError(f"no kernel for {fn}")  # pragma: no cover (spec validation)
+
+
+def _norms(comps: list[np.ndarray], sel) -> np.ndarray:
+    """Lengths of the residual vectors of the rows ``sel``, without overflow (:mod:`metrics`)."""
+    return _m.scaled_norms(np.column_stack([d[sel] for d in comps]))

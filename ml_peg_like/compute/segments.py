@@ -49,3 +49,36 @@ def seg_order(g: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray
     ids = np.flatnonzero(cnt)
     starts = np.concatenate(([0], np.cumsum(cnt)[:-1]))[ids]
     return order, starts, ids
+
+
+def seg_rms(g: np.ndarray, x: np.ndarray, n: int, cnt=None) -> np.ndarray:
+    """``sqrt(mean(x**2))`` per segment, finite whenever ``max|x|`` is (see :func:`fix_rms`)."""
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.sqrt(seg_mean(g, x * x, n, cnt))
+    return fix_rms(out, g, n, lambda sel: x[sel], cnt)
+
+
+def fix_rms(out: np.ndarray, g: np.ndarray, n: int, values, cnt=None, factor: float = 1.0):
+    """Redo the root mean squares ``out = sqrt(factor * mean(x**2))`` whose squares overflowed
+    (inf) or underflowed (0), on ``x`` scaled by a power of two per segment (exact), in place.
+
+    ``values(sel)`` gives ``x`` for the rows ``sel`` (only the rows of those segments are
+    read); the other segments keep the value of the plain formula, bit for bit.
+    """
+    with np.errstate(invalid="ignore"):
+        redo = np.isinf(out) | (out == 0)
+    if not redo.any():
+        return out
+    sel = redo[g]
+    if not sel.any():
+        return out
+    gs, xs = g[sel], np.abs(values(sel))
+    top = np.zeros(n)
+    np.maximum.at(top, gs, xs)
+    fix = redo & (top > 0) & np.isfinite(top)
+    e = np.frexp(top)[1]
+    y = np.ldexp(xs, -e[gs])
+    with np.errstate(under="ignore"):
+        scaled = np.sqrt(factor * seg_mean(gs, y * y, n, cnt))
+    out[fix] = np.ldexp(scaled[fix], e[fix])
+    return out

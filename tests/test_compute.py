@@ -853,3 +853,124 @@ def test_vector_kernels_of_huge_residuals_are_finite_and_exact():
         mode = "component" if metric.endswith(" c") else "magnitude"
         ref = df[df.model == "A"][["reference_x", "reference_y", "reference_z"]].to_numpy()
         assert value(out, "A", "F", metric) == fn(ref, np.zeros((2, 3)), mode)
+
+
+# ------------------------------------------------------------------------------------------------
+# per-instance metrics (issue 13 item 2): one raw value per instance, `instance` column
+# ------------------------------------------------------------------------------------------------
+
+SEED_002_ERRORS = {"A": [0.5, 2.0, 10.0], "B": [0.0, 4.0, 1.0], "trivial": [1.0, 4.0, 5.0]}
+
+
+def seed_002_table() -> pd.DataFrame:
+    # PR task: reference log Z* = 0, prediction log Z_hat = -Err, so |log Z* - log Z_hat| = Err
+    rows = [
+        (model, "PR", f"p{i + 1}", 0.0, -err)
+        for model, errs in SEED_002_ERRORS.items()
+        for i, err in enumerate(errs)
+    ]
+    return pd.DataFrame(rows, columns=["model", "benchmark", "sample", "reference", "prediction"])
+
+
+SEED_002_SPEC = {
+    "benchmarks": {
+        "PR": {
+            "metrics": [
+                {"name": "Err", "fn": "log_partition_error", "per_instance": True},
+                {"name": "mean Err", "fn": "log_partition_error"},
+            ]
+        }
+    }
+}
+
+
+def test_per_instance_metric_gives_one_row_per_instance(tmp_path):
+    out = compute_raw_metrics(seed_002_table(), SEED_002_SPEC)
+    assert list(out.columns) == ["model", "benchmark", "metric", "instance", "value"]
+    per = out[out.metric == "Err"]
+    assert per.instance.tolist() == ["p1", "p2", "p3"] * 3
+    for model, errs in SEED_002_ERRORS.items():
+        assert per[per.model == model].value.tolist() == errs
+    # the other rows have no instance; the aggregate is still the mean error
+    rest = out[out.metric != "Err"]
+    assert rest.instance.isna().all()
+    assert rest.metric.tolist() == ["mean Err", MISSING_METRIC] * 3
+    assert value(out, "A", "PR", "mean Err") == pytest.approx(12.5 / 3)
+    # seed 002: per-instance score max(0, 1 - Err / MaxErr) (MaxErr: trivial), then the mean
+    wide = per.pivot(index="instance", columns="model", values="value")
+    score = (1 - wide[["A", "B", "trivial"]].div(wide["trivial"], axis=0)).clip(lower=0).mean()
+    assert score.round(4).tolist() == [round(1 / 3, 4), 0.6, 0.0]  # 33.3, 60, 0 (x 100)
+    # the CSV: empty instance cells outside per-instance rows
+    path = tmp_path / "raw.csv"
+    write_raw_metrics(out, path)
+    lines = path.read_text().splitlines()
+    assert lines[:5] == [
+        "model,benchmark,metric,instance,value",
+        "A,PR,Err,p1,0.5",
+        "A,PR,Err,p2,2.0",
+        "A,PR,Err,p3,10.0",
+        "A,PR,mean Err,,4.166666666666667",
+    ]
+
+
+def test_without_per_instance_metrics_there_is_no_instance_column():
+    spec = {"benchmarks": {"PR": {"metrics": [{"fn": "log_partition_error"}]}}}
+    out = compute_raw_metrics(seed_002_table(), spec)
+    assert list(out.columns) == ["model", "benchmark", "metric", "value"]
+
+
+def test_per_instance_missing_instance_and_integer_ids():
+    df = seed_002_table()
+    df["sample"] = [3, 1, 2] * 3  # integer ids: instances in increasing order
+    df = df.drop(index=[4])  # B has no row for instance 1
+    df.loc[8, "prediction"] = np.nan  # trivial's prediction for instance 2 is missing
+    spec = {
+        "max_missing": 0.5,
+        "benchmarks": {
+            "PR": {"metrics": [{"name": "Err", "fn": "log_partition_error", "per_instance": True}]}
+        },
+    }
+    out = compute_raw_metrics(df, spec)
+    per = out[out.metric == "Err"]
+    assert per.instance.tolist() == ["1", "2", "3"] * 3
+    got = {m: per[per.model == m].value.tolist() for m in ("A", "B", "trivial")}
+    assert got["A"] == [2.0, 10.0, 0.5]
+    assert math.isnan(got["B"][0]) and got["B"][1:] == [1.0, 0.0]  # no row for instance 1
+    assert got["trivial"][0] == 4.0 and math.isnan(got["trivial"][1])
+    assert value(out, "B", "PR", MISSING_METRIC) == pytest.approx(1 / 3)
+    spec["max_missing"] = 0.2  # over the limit: every instance of the model is missing
+    out = compute_raw_metrics(df, spec)
+    assert out[(out.model == "B") & (out.metric == "Err")].value.isna().all()
+    assert out[(out.model == "A") & (out.metric == "Err")].value.notna().all()
+
+
+def test_per_instance_with_an_instance_column_groups_samples():
+    # MAR: instance u1 has variables v1, v2 (two states each), instance u2 has v3
+    df = pd.DataFrame(
+        {
+            "model": ["A"] * 6,
+            "benchmark": ["MAR"] * 6,
+            "instance": ["u1"] * 4 + ["u2"] * 2,
+            "sample": ["v1", "v1", "v2", "v2", "v3", "v3"],
+            "reference": [1.0, 0.0, 0.5, 0.5, 0.0, 1.0],
+            "prediction": [0.0, 1.0, 0.5, 0.5, 0.0, 1.0],
+        }
+    )
+    spec = {
+        "benchmarks": {
+            "MAR": {
+                "kind": "distribution",
+                "metrics": [{"name": "HErr", "fn": "mean_hellinger", "per_instance": True}],
+            }
+        }
+    }
+    out = compute_raw_metrics(df, spec)
+    per = out[out.metric == "HErr"]
+    # u1: mean of H(v1) = 1 (disjoint) and H(v2) = 0; u2: H(v3) = 0
+    assert per.instance.tolist() == ["u1", "u2"]
+    assert per.value.tolist() == [0.5, 0.0]
+    with pytest.raises(ConfigError, match="per_instance"):
+        spec_from_dict({"benchmarks": {"E": {"metrics": [{"fn": "mae", "per_instance": 1}]}}})
+    df.loc[0, "instance"] = None
+    with pytest.raises(DataError, match="empty instance id"):
+        compute_raw_metrics(df, spec)

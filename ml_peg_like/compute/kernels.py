@@ -22,22 +22,28 @@ class Rows:
     trailing dummy segment (no copy), or a gathered subset when the pass uses few rows.
     Derived arrays (residuals, counts) are cached for the passes that share them."""
 
-    def __init__(self, t: Table, sel_rows: np.ndarray | None):
-        self.n = t.n_groups + 1  # + the dummy segment
+    def __init__(self, t: Table, sel_rows: np.ndarray | None, per_instance: bool = False):
+        # segments: (model, benchmark) pairs, or (model, benchmark, instance) triples
+        g, n_groups, rows_g = (
+            (t.inst_g, t.inst_keys.size, t.inst_rows)
+            if per_instance
+            else (t.g, t.n_groups, t.rows_g)
+        )
+        self.n = n_groups + 1  # + the dummy segment
         self.n_samples = t.n_samples
         self._cols = {"sample": t.sample, **t.cols}
         self.idx = None
         if sel_rows is None:
-            self.g = t.g
-            self.cnt = np.append(t.rows_g, 0)
+            self.g = g
+            self.cnt = np.append(rows_g, 0)
         elif np.count_nonzero(sel_rows) < 0.3 * sel_rows.size:
             self.idx = np.flatnonzero(sel_rows)
-            self.g = t.g[self.idx]
+            self.g = g[self.idx]
             self.cnt = None
         else:
-            self.g = np.where(sel_rows, t.g, t.n_groups)
-            out = t.g[~sel_rows]
-            self.cnt = np.append(t.rows_g - np.bincount(out, minlength=t.n_groups), out.size)
+            self.g = np.where(sel_rows, g, n_groups)
+            out = g[~sel_rows]
+            self.cnt = np.append(rows_g - np.bincount(out, minlength=n_groups), out.size)
         self._cache: dict[Any, np.ndarray] = {}
 
     def __getitem__(self, name: str) -> np.ndarray:

@@ -48,7 +48,7 @@ FNS: dict[str, _Fn] = {
     "mean_hellinger": _Fn("distribution", frozenset()),
 }
 _SHORTHANDS = {"mape90": ("mape_top_quantile", 0.9), "mape10": ("mape_top_quantile", 0.1)}
-_COMMON_KEYS = {"name", "fn", "scale"}
+_COMMON_KEYS = {"name", "fn", "scale", "per_instance"}
 _PER_ATOM = ("none", "n", "sqrt")
 _WHERE = ("reference_zero", "all")
 
@@ -66,10 +66,11 @@ class MetricSpec:
     quantile: float | None = None
     tol: float = 0.0
     where: str = "reference_zero"
+    per_instance: bool = False  # one value per instance instead of one per (model, benchmark)
 
     def options(self) -> tuple:
         opts = FNS[self.fn].options
-        return (self.fn,) + tuple(
+        return (self.fn, self.per_instance) + tuple(
             (k, getattr(self, k))
             for k in ("per_atom", "weighted", "mode", "quantile", "tol", "where")
             if k in opts
@@ -240,6 +241,15 @@ def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> 
         )
     else:
         kw["scale"] = float(scale)
+    if "per_instance" in raw:
+        if not isinstance(raw["per_instance"], bool):
+            problems.append(
+                loc.problem(
+                    path + ("per_instance",),
+                    f"expected true or false, got {short_repr(raw['per_instance'])}",
+                )
+            )
+        kw["per_instance"] = bool(raw["per_instance"])
     if "per_atom" in raw and "per_atom" in info.options:
         v = raw["per_atom"]
         v = "none" if v is None or v is False else str(v).strip().lower()

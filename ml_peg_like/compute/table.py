@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, Problem
-from .segments import dense_ok
+from .segments import compress, dense_ok
 from .spec import CONTROL_CHARS, FNS, KINDS, MAX_REPORTED, VECTOR_COLS, Spec, short_repr
 
 _NUMERIC = (
@@ -96,10 +96,38 @@ class Table:
     missing: np.ndarray | None = None  # (n_groups,) missing fraction
     rows_g: np.ndarray | None = None  # (n_groups,) rows per segment
     model_order: np.ndarray | None = None  # models with rows, in order of first appearance
+    # per-instance metrics only: (model, benchmark, instance) segments, see `_instances`
+    instance_names: np.ndarray | None = None  # instance id (text) per instance code
+    n_instances: int = 0
+    inst_g: np.ndarray | None = None  # segment id per row, in [0, inst_keys.size)
+    inst_keys: np.ndarray | None = None  # sorted keys (model * n_bench + bench) * n_inst + inst
+    inst_rows: np.ndarray | None = None  # rows per instance segment
 
     @property
     def n_groups(self) -> int:
         return self.n_models * self.n_bench
+
+
+def _instances(t: Table, col: pd.Series | None, sample_names: np.ndarray | None) -> None:
+    """Number the (model, benchmark, instance) segments of the per-instance metrics.
+
+    An instance is a value of the optional ``instance`` column (e.g. a UAI problem whose
+    variables are the samples of a distribution benchmark) or, without that column, a sample.
+    Sets ``t.inst_g = -1`` on the rows with an empty instance id (reported by the caller).
+    """
+    if col is None:
+        if sample_names is None:  # integer sample ids are their own codes
+            sample_names = np.arange(t.n_samples).astype(str).astype(object)
+        codes, t.instance_names = t.sample, sample_names
+    else:
+        codes, t.instance_names = _codes(col)
+        t.instance_names = np.asarray([str(n).strip() for n in t.instance_names], dtype=object)
+    n_inst = t.n_instances = max(len(t.instance_names), 1)
+    if (codes < 0).any():
+        t.inst_g = codes
+        return
+    t.inst_g, t.inst_keys = compress(t.g * n_inst + codes, t.n_groups * n_inst)
+    t.inst_rows = np.bincount(t.inst_g, minlength=t.inst_keys.size)
 
 
 def _float_column(df, col, source, first_line, problems) -> np.ndarray:
@@ -232,6 +260,7 @@ def prepare_table(df: pd.DataFrame, spec: Spec) -> Table:
     ):
         scodes = scol.to_numpy(dtype=np.int64)
         n_samples = int(scodes.max()) + 1
+        suniq = None  # integer ids: their text, if needed, is made by `_instances`
     else:
         scodes, suniq = _codes(scol)
         n_samples = len(suniq)
@@ -251,6 +280,11 @@ def prepare_table(df: pd.DataFrame, spec: Spec) -> Table:
         sample=scodes,
         n_samples=max(n_samples, 1),
     )
+    if any(m.per_instance for b in spec.benchmarks for m in b.metrics):
+        _instances(t, df[lower["instance"]] if "instance" in lower else None, suniq)
+        if "instance" in lower and (t.inst_g < 0).any():
+            _report_rows(t.inst_g < 0, "empty instance id", source, first_line, problems)
+            raise DataError(problems)
     rows_g = t.rows_g = np.bincount(t.g, minlength=t.n_groups)
     t.model_order = _first_appearance(mcodes, rows_g.reshape(t.n_models, t.n_bench).sum(axis=1) > 0)
     names = [str(n).strip() for n in mnames[t.model_order]]

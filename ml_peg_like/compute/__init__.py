@@ -20,6 +20,9 @@ One row per (model, benchmark, sample). Column names are matched case-insensitiv
 ``prediction_x/_y/_z``
 ``n_atoms`` (optional)      atom count, needed by ``per_atom: n|sqrt``
 ``weight`` (optional)       per-sample weight w_i, needed by ``weighted: true``
+``instance`` (optional)     problem instance of the sample, for ``per_instance`` metrics (e.g. a
+                            UAI MAR problem whose variables are the samples); without it, each
+                            sample is an instance
 ==========================  ===================================================================
 
 Other columns are ignored. A *missing* prediction is an empty/NaN/infinite ``prediction`` (any
@@ -56,8 +59,9 @@ SPEC (YAML or dict)
           - {name: "Hellinger", fn: mean_hellinger}
 
 Every metric takes ``name`` (default: the ``fn``; unique within the benchmark, and not
-``missing fraction``, which is reserved) and ``scale`` (multiplies the value, e.g. 1000 for
-eV -> meV; default 1). Functions (see :mod:`ml_peg_like.metrics` for the formulas):
+``missing fraction``, which is reserved), ``scale`` (multiplies the value, e.g. 1000 for
+eV -> meV; default 1) and ``per_instance`` (default false: true gives one value per instance,
+the metric over that instance's samples, as UAI scores each problem instance, seed 002). Functions (see :mod:`ml_peg_like.metrics` for the formulas):
 
 - scalar benchmarks: ``mae``, ``rmse`` (both take ``per_atom`` and ``weighted``), ``max_abs_error``,
   ``mape`` (percent), ``r2`` (these three take ``per_atom``), ``mape_top_quantile`` (``quantile``
@@ -79,6 +83,9 @@ For every model in the table and every benchmark of the SPEC: one row per metric
 ``missing fraction`` row (share of the benchmark's samples that are missing for the model; the
 samples of a benchmark are the distinct ``sample`` ids any model has for it). Rows are ordered
 by model (first appearance), benchmark (SPEC order), metric (SPEC order). NaN = missing.
+With a ``per_instance`` metric the table gains an ``instance`` column (before ``value``): that
+metric has one row per instance of its benchmark and no aggregate row; the other rows have an
+empty instance (details in :func:`compute_raw_metrics` and ``docs/FORMATS.md``).
 The scoring engine rejects rows whose metric its config lacks: list ``missing fraction`` in the
 config (e.g. with ``weight: 0``) or score with ``--ignore-unknown``.
 

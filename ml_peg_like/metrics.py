@@ -31,6 +31,8 @@ from typing import Literal
 
 import numpy as np
 
+from .norms import rms, row_norms
+
 __all__ = [
     "NanPolicy",
     "finite_mask",
@@ -42,9 +44,6 @@ __all__ = [
     "r2",
     "per_atom",
     "per_sqrt_atom",
-    "rms",
-    "row_norms",
-    "scaled_norms",
     "vector_mae",
     "vector_rmse",
     "mape_top_quantile",
@@ -175,47 +174,6 @@ def _pair(ref, pred, nan_policy: str, weights=None, *, ndim: int = 1):
     r, p = arrays[0], arrays[1]
     w = arrays[2] if weights is not None else None
     return r, p, w, ok
-
-
-def rms(x: np.ndarray) -> float:
-    """Root mean square ``sqrt(mean(x**2))`` of finite values, finite whenever ``max|x|`` is.
-
-    The plain formula is used first (its result is kept bit for bit); when ``x**2`` overflows
-    (``|x|`` above about 1e154) or underflows to 0, ``x`` is scaled by the power of two ``2**-e``
-    with ``2**(e-1) <= max|x| < 2**e`` (an exact scaling), and the result scaled back.
-    """
-    with np.errstate(over="ignore", under="ignore"):
-        out = float(np.sqrt(np.mean(x * x)))
-    if 0.0 < out < np.inf:
-        return out
-    s = float(np.max(np.abs(x)))
-    if s == 0.0 or not np.isfinite(s):
-        return out
-    e = int(np.frexp(s)[1])
-    y = np.ldexp(x, -e)
-    return float(np.ldexp(np.sqrt(np.mean(y * y)), e))
-
-
-def row_norms(d: np.ndarray) -> np.ndarray:
-    """Euclidean length of each row of ``d`` (N x k), finite whenever the components are.
-
-    ``sqrt(sum_k d_ik**2)``; the rows where a square overflows (or underflows to 0) are
-    recomputed on the row scaled by a power of two, as in :func:`rms`.
-    """
-    with np.errstate(over="ignore", under="ignore"):
-        out = np.sqrt(np.einsum("ij,ij->i", d, d))
-    bad = ~np.isfinite(out) | ((out == 0) & (d != 0).any(axis=1))
-    if bad.any():
-        out[bad] = scaled_norms(d[bad])
-    return out
-
-
-def scaled_norms(d: np.ndarray) -> np.ndarray:
-    """``sqrt(sum_k d_ik**2)`` per row computed on ``d_i * 2**-e_i`` (``e_i`` the exponent of
-    ``max_k |d_ik|``), then scaled back: no overflow for finite components."""
-    e = np.frexp(np.abs(d).max(axis=1))[1]
-    y = np.ldexp(d, -e[:, None])
-    return np.ldexp(np.sqrt(np.einsum("ij,ij->i", y, y)), e)
 
 
 # --------------------------------------------------------------------------------------------
@@ -379,7 +337,7 @@ def vector_rmse(
     - ``mode="component"``: ``sqrt((1/(dN)) sum_i sum_k r_ik^2)`` = magnitude RMSE / sqrt(d).
 
     Both are rotation invariant. Residuals up to about 1e300 give finite values (scaled sums,
-    see :func:`rms` and :func:`row_norms`).
+    see :mod:`ml_peg_like.norms`).
     """
     _check_mode(mode)
     r, p, _, ok = _pair(ref, pred, nan_policy, ndim=2)

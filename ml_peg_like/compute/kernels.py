@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import metrics as _m
+from ..norms import scaled_norms
 from .segments import compress, fix_rms, seg_mean, seg_order, seg_rms
 from .spec import FNS, VECTOR_COLS, MetricSpec
 from .table import Table
@@ -172,5 +173,5 @@ def segment_values(ms: MetricSpec, rows: Rows) -> np.ndarray:
 
 
 def _norms(comps: list[np.ndarray], sel) -> np.ndarray:
-    """Lengths of the residual vectors of the rows ``sel``, without overflow (:mod:`metrics`)."""
-    return _m.scaled_norms(np.column_stack([d[sel] for d in comps]))
+    """Lengths of the residual vectors of the rows ``sel``, without overflow (:mod:`ml_peg_like.norms`)."""
+    return scaled_norms(np.column_stack([d[sel] for d in comps]))

@@ -184,19 +184,51 @@ def linear(x: np.ndarray, good: np.ndarray, bad: np.ndarray) -> np.ndarray:
     """clip((x - bad) / (good - bad), 0, 1) (seed 003). good < bad: lower is better.
 
     Where ``good == bad`` (possible only for thresholds resolved from data) the score is a step:
-    1 when x is at least as good as ``good``, else 0.
+    1 when x equals ``good``, else 0. Infinite thresholds and values (e.g. ``bad: {model:
+    trivial}`` with trivial = inf) score as the limit of the formula, never NaN: see
+    :func:`_linear_extended`.
     """
     span = good - bad
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         s = np.subtract(x, bad)
         s /= span
-    degenerate = span == 0
-    if np.any(degenerate):
-        step = np.where(np.isnan(x), np.nan, np.where(x == good, 1.0, 0.0))
-        s = np.where(degenerate, step, s)
     np.clip(s, 0.0, 1.0, out=s)
+    # columns with a zero, infinite or NaN span take the exact path (x = +-inf with a finite
+    # non-zero span already clips to the right limit)
+    special = ~np.isfinite(span) | (span == 0)
+    if np.any(special):
+        k = s.shape[-1]
+        cols = np.flatnonzero(np.broadcast_to(special, (k,)))
+        g = np.broadcast_to(np.asarray(good, dtype=float), (k,))[cols]
+        b = np.broadcast_to(np.asarray(bad, dtype=float), (k,))[cols]
+        s[:, cols] = _linear_extended(x[:, cols], g, b)
     s += 0.0  # -0.0 -> 0.0
     return s
+
+
+def _linear_extended(x: np.ndarray, good: np.ndarray, bad: np.ndarray) -> np.ndarray:
+    """``linear`` on the extended reals, for columns whose span good - bad is 0, +-inf or NaN.
+
+    Oriented so that higher is better (u = x, g = good, b = bad when good > bad; all negated when
+    good < bad): u at or beyond g scores 1, u at or beyond b scores 0 (a value equal to an
+    infinite threshold scores that threshold's score); strictly between, (u - b) / (g - b), whose
+    limit is 1 when only b is infinite (seed 002: 1 - Err / inf = 1), 0 when only g is infinite
+    and 1/2 when both are (both thresholds moving out at the same rate). good == bad: 1 when
+    x == good, else 0. NaN in x, good or bad: NaN.
+    """
+    lower = good < bad
+    u = np.where(lower, -x, x)
+    g = np.where(lower, -good, good)
+    b = np.where(lower, -bad, bad)
+    g_inf, b_inf = np.isinf(g), np.isinf(b)
+    with np.errstate(all="ignore"):
+        # halves: g - b of two finite values may overflow
+        inner = (0.5 * u - 0.5 * b) / (0.5 * g - 0.5 * b)
+    inner = np.where(b_inf, np.where(g_inf, 0.5, 1.0), np.where(g_inf, 0.0, inner))
+    out = np.where(u >= g, 1.0, np.where(u <= b, 0.0, inner))
+    out = np.where(good == bad, np.where(x == good, 1.0, 0.0), out)
+    out[np.isnan(x) | np.isnan(good) | np.isnan(bad)] = np.nan
+    return out
 
 
 def traffic_light(x: np.ndarray, good: np.ndarray, bad: np.ndarray) -> np.ndarray:
@@ -204,21 +236,26 @@ def traffic_light(x: np.ndarray, good: np.ndarray, bad: np.ndarray) -> np.ndarra
     0 "unacceptable" when x is worse than ``bad``, 0.5 "acceptable" otherwise.
 
     The direction follows the thresholds: good < bad means lower is better. A group of N
-    equal-weight traffic-light metrics then scores (2 Ng + No) / (2 N).
+    equal-weight traffic-light metrics then scores (2 Ng + No) / (2 N). Comparisons only, so
+    infinite values and thresholds need no special case; a NaN value or threshold gives NaN.
     """
     lower = good <= bad
     great = np.where(lower, x <= good, x >= good)
     red = np.where(lower, x > bad, x < bad)
     out = np.where(great, 1.0, np.where(red, 0.0, 0.5))
-    out[np.isnan(x)] = np.nan
+    out[np.isnan(x) | np.isnan(good) | np.isnan(bad)] = np.nan
     return out
 
 
 def _speedup(x: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """s = reference / x when a reference run time is given (x is a run time), else s = x."""
+    """s = reference / x when a reference run time is given (x is a run time), else s = x.
+
+    A run time equal to the reference has speed-up 1, also when both are inf (or 0); a negative
+    speed-up is NaN.
+    """
     ref = np.asarray(reference, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        s = np.where(np.isnan(ref), x, ref / x)
+        s = np.where(np.isnan(ref), x, np.where(x == ref, 1.0, ref / x))
     return np.where(s < 0, np.nan, s)
 
 

@@ -133,3 +133,92 @@ def test_wide_results(tmp_path):
     cfg, raw = lips_to_dataset(INI, results=res_csv).build()
     s = mpl.score(raw, cfg)
     assert s.benchmarks.loc["m", "Thresholds"] == (2 + 0) / 4
+
+
+AIRFOIL = FIX / "airfoil.ini"
+AIRFOIL_RESULTS = FIX / "airfoil_results.csv"
+
+
+def test_seed_001_airfoil_openfoam_82_5_percent_through_the_cli(tmp_path, capsys):
+    """Seed 001: OpenFOAM (exact, speed-up 1) scores 0.4 x 0.75 + 0.3 x 0.75 + 0.3 x 1 = 82.5 %
+    with LIPS's nested airfoil coefficients, via ``convert lips --results`` then ``score``."""
+    from ml_peg_like.cli import main as cli_main
+
+    ds = tmp_path / "ds"
+    args = ["lips", str(AIRFOIL), "--results", str(AIRFOIL_RESULTS), "--out", str(ds)]
+    assert convert_main(args) == 0
+    err = capsys.readouterr().err
+    assert "ratio" not in err and "not used" not in err and "weight 1" not in err, err
+    out = tmp_path / "scores"
+    assert cli_main(["score", str(ds), "--out", str(out)]) == 0
+    capsys.readouterr()
+    overall = {
+        r.split(",")[0]: r.split(",")[1:]
+        for r in (out / "overall_scores.csv").read_text(encoding="utf-8").splitlines()[1:]
+    }
+    assert float(overall["OpenFOAM"][0]) == pytest.approx(0.825, abs=1e-12)
+    # surrogate, colours counted by hand from the fixture: ML accuracy 3 g 1 o 1 r, OOD accuracy
+    # 1 g 4 o 4 r, Physics 2 g 2 o; speed-up 1500 / 5 = 300 -> log10(300) / log10(10000)
+    speed = math.log10(300) / 4
+    ml = 0.75 * (2 * 3 + 1) / 10 + 0.25 * speed
+    ood = 0.75 * (2 * 1 + 4) / 18 + 0.25 * speed
+    phys = (2 * 2 + 2) / 8
+    assert float(overall["surrogate"][0]) == pytest.approx(0.4 * ml + 0.3 * ood + 0.3 * phys)
+
+    cfg, raw = mpl.load_dataset(ds)
+    # the same sub-score name under two categories is kept, with one unambiguous name everywhere
+    assert cfg.benchmark_names() == [
+        "Accuracy (ML)",
+        "Speed (ML)",
+        "Accuracy (OOD)",
+        "Speed (OOD)",
+        "Physics",
+    ]
+    assert [c.weight for c in cfg.categories] == [0.4, 0.3, 0.3]
+    assert [cfg.node(b).weight for b in ("Accuracy (OOD)", "Speed (OOD)")] == [0.75, 0.25]
+    assert cfg.node("OOD/Accuracy (OOD)/pressure").good == 0.002
+    assert "OpenFOAM,Accuracy (OOD),pressure,0" in (ds / "raw_metrics.csv").read_text(
+        encoding="utf-8"
+    )
+    res = mpl.score(raw, cfg)
+    assert res.benchmarks.loc["OpenFOAM", "Speed (ML)"] == 0.0  # speed-up 1
+    assert res.categories.loc["OpenFOAM"].tolist() == [0.75, 0.75, 1.0]
+
+
+def test_coefficients_it_cannot_use_are_reported(tmp_path):
+    ini = tmp_path / "c.ini"
+    ini.write_text(
+        AIRFOIL.read_text(encoding="utf-8")
+        .replace(
+            '"Physics": {"value": 0.3}}',
+            '"Physics": {"value": 0.3}, "Extra": 2,\n                "Speed2": {"value": "fast"}}',
+        )
+        # drop the Speed sub-weight of OOD and nest the ML accuracy one level too deep
+        .replace(
+            '"OOD": {"value": 0.3, "Accuracy": {"value": 0.75}, "Speed": {"value": 0.25}}',
+            '"OOD": {"value": 0.3, "Accuracy": {"value": 0.75}}',
+        )
+        .replace(
+            '"Accuracy": {"value": 0.75}, "Speed"', '"Accuracy": {"value": 0.75, "x": 1}, "Speed"'
+        ),
+        encoding="utf-8",
+    )
+    conv = lips_to_dataset(ini, results=AIRFOIL_RESULTS)
+    text = "\n".join(conv.warnings)
+    assert "Coefficients.Extra: matches no category or benchmark: not used" in text
+    assert "Coefficients.Speed2: 'fast' is not a weight >= 0: not used" in text
+    assert "no usable coefficient for OOD.Speed: weight 1" in text
+    assert "Coefficients.ML.Accuracy: nested deeper than category / sub-score (x)" in text
+    assert "the weights of the benchmarks of 'OOD' sum to 1.75" in text
+    cfg, _ = conv.build()
+    assert cfg.node("Speed (OOD)").weight == 1.0 and cfg.node("Accuracy (ML)").weight == 0.75
+
+
+def test_no_coefficients_warns_equal_weights(tmp_path):
+    ini = tmp_path / "c.ini"
+    text = AIRFOIL.read_text(encoding="utf-8")
+    ini.write_text(text[: text.index("\nCoefficients")], encoding="utf-8")
+    conv = lips_to_dataset(ini, results=AIRFOIL_RESULTS)
+    assert any("no Coefficients" in w for w in conv.warnings)
+    cfg, _ = conv.build()
+    assert {c.weight for c in cfg.categories} == {1.0}

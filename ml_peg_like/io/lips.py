@@ -9,6 +9,8 @@ LIPS (IRT SystemX) colours each metric with two thresholds and a direction: 2 po
 or, in older files, ``Thresholds = {"a_or": (0.02, 0.05, "min"), ...}`` (values are Python
 literals, read by LIPS with ``ast.literal_eval``); ``Coefficients`` (group weights) and
 ``SpeedConfig`` (``max_speed_ratio_allowed``, ``reference_mean_simulation_time``) may sit beside.
+The airfoil configs put those two speed parameters in ``Thresholds`` with ``comparison_type:
+ratio``; they are read from there too (``SpeedConfig`` wins when both are given).
 
 Each thresholded metric becomes a ``traffic_light`` metric: minimize -> good = the lower
 threshold, bad = the upper one; maximize -> good = the upper, bad = the lower. Its scores 1 /
@@ -17,9 +19,31 @@ threshold, bad = the upper one; maximize -> good = the upper, bad = the lower. I
 maximize a value exactly equal to a threshold gets the lower colour in LIPS and the higher one here.
 
 The INI holds no results: without ``results`` the raw CSV has its header only. A results CSV may
-be long (``model[,category][,benchmark],metric,value``) or wide (``model`` then one column per
-``metric`` or ``benchmark/metric``); benchmarks then follow its groups (e.g. ML, OOD, Physics),
-weighted by ``Coefficients`` when the names match.
+be long (``model[,category][,benchmark],metric,value``) or wide (``model[,category]`` then one
+column per ``metric``, ``benchmark/metric`` or ``category/benchmark/metric``).
+
+Groups and weights. Without a category, results fall in one category ``LIPS`` and each
+benchmark (e.g. ML, OOD, Physics) weighs its top-level coefficient. With a category (LIPS's
+airfoil layout: categories ML, OOD, Physics; sub-scores Accuracy and Speed under ML and OOD), the
+category weighs the coefficient's ``value`` and each sub-score its nested weight::
+
+    Coefficients = {"ML": {"value": 0.4, "Accuracy": {"value": 0.75}, "Speed": {"value": 0.25}},
+                    "OOD": {"value": 0.3, "Accuracy": {"value": 0.75}, "Speed": {"value": 0.25}},
+                    "Physics": {"value": 0.3}}
+
+Names: the same sub-score name may sit under several categories (Accuracy under ML and OOD), but
+a benchmark name is unique in a native config (it is the key of the raw CSV's ``benchmark``
+column, of key paths, URLs and exports). So a sub-score under a category is always named
+``"<sub-score> (<category>)"`` (``Accuracy (ML)``, ``Accuracy (OOD)``; key path
+``ML/Accuracy (ML)/pressure``), the same in the config, the raw CSV and every key path; always,
+not only on a clash, so that a name never depends on which other rows a file happens to hold. A
+category without sub-scores (empty benchmark, or benchmark = category, e.g. Physics) becomes one
+benchmark named like the category.
+
+Coefficients that match no group, that are not numbers >= 0, or that nest deeper than category /
+sub-score are reported and not used; a group without a coefficient (where one is given for its
+siblings) weighs 1 with a warning. LIPS combines linearly; the native score is a weighted mean,
+the same when the coefficients of a group sum to 1 (warned otherwise).
 """
 
 from __future__ import annotations
@@ -192,9 +216,18 @@ def lips_to_dataset(
             [Problem(f"{where} Thresholds", "expected a non-empty mapping of metric to thresholds")]
         )
     metrics: dict[str, dict[str, Any]] = {}
+    ratio: dict[str, Any] = {}
     for key, spec in ths.items():
         name = clean_name(key, f"{where} Thresholds.{key}", reporter)
         if name is None:
+            continue
+        if _is_ratio(spec):
+            if name in _SPEED_KEYS:
+                ratio[name] = spec["thresholds"][0]
+            else:
+                reporter.warn(
+                    f"{where} Thresholds.{key}", "a 'ratio' entry LIPS has no use for: skipped"
+                )
             continue
         parsed = parse_threshold(name, spec)
         if isinstance(parsed, str):
@@ -204,12 +237,9 @@ def lips_to_dataset(
     if not metrics:
         raise DataError([Problem(f"{where} Thresholds", "no usable threshold")])
 
-    coeffs = option("Coefficients")
-    coeffs = (
-        {str(k).lower(): _num(v) for k, v in coeffs.items()} if isinstance(coeffs, Mapping) else {}
-    )
+    coeffs = _Coefficients(option("Coefficients"), f"{where} Coefficients", reporter)
     speed = option("SpeedConfig")
-    speed = speed if isinstance(speed, Mapping) else {}
+    speed = {**ratio, **(speed if isinstance(speed, Mapping) else {})}
 
     title = f"LIPS scoring ({path.stem}" + (f", {sec}" if sec != "DEFAULT" else "") + ")"
     rows: list[tuple[str, str, str, float | None]] = []
@@ -217,13 +247,14 @@ def lips_to_dataset(
     if results is None:
         benches: dict[str, Any] = {DEFAULT_BENCHMARK: {"weight": 1.0, "metrics": metrics}}
         if spd is not None:
-            benches["Speed"] = {"weight": _coeff(coeffs, "speed"), "metrics": {spd[0]: spd[1]}}
+            benches["Speed"] = {"weight": coeffs.weight("Speed"), "metrics": {spd[0]: spd[1]}}
         categories = {DEFAULT_CATEGORY: {"weight": 1.0, "benchmarks": benches}}
     else:
         known = dict(metrics)
         if spd is not None and spd[0] not in known:
             known[spd[0]] = spd[1]
         categories, rows = _with_results(Path(results), known, coeffs, reporter)
+    coeffs.report_unused()
     config = {
         "title": title,
         "description": "Traffic-light thresholds from a LIPS scoring configuration: 1 green, 0.5 orange, 0 red; "
@@ -264,10 +295,104 @@ def _speed_metric(
     return "speed-up", m
 
 
-def _coeff(coeffs: Mapping[str, float | None], name: str) -> float:
-    """The LIPS coefficient of a group (case-insensitive), 1 when absent or invalid."""
-    w = coeffs.get(name.lower())
-    return w if w is not None and w >= 0 else 1.0
+_SPEED_KEYS = ("max_speed_ratio_allowed", "reference_mean_simulation_time")
+
+
+def _is_ratio(spec: Any) -> bool:
+    """A Thresholds entry ``{"comparison_type": "ratio", "thresholds": [x]}`` (airfoil configs)."""
+    return (
+        isinstance(spec, Mapping)
+        and str(spec.get("comparison_type", "")).strip().lower() == "ratio"
+        and isinstance(spec.get("thresholds"), list | tuple)
+        and len(spec["thresholds"]) == 1
+    )
+
+
+class _Coefficients:
+    """LIPS ``Coefficients``: flat ``{group: w}`` or nested ``{category: {"value": w, sub: {"value":
+    w}}}``, looked up case-insensitively; records which entries were used."""
+
+    def __init__(self, raw: Any, where: str, reporter: Reporter):
+        self.where, self.reporter = where, reporter
+        self.given = isinstance(raw, Mapping)
+        # lower name -> (key, weight or None, {lower sub name -> (key, weight or None)})
+        self.top: dict[str, tuple[str, float | None, dict[str, tuple[str, float | None]]]] = {}
+        self.used: set[tuple[str, ...]] = set()
+        if raw is not None and not self.given:
+            reporter.warn(where, f"expected a mapping, got {raw!r}"[:160] + ": not used")
+        for key, v in (raw or {}).items() if self.given else ():
+            key = str(key)
+            subs: dict[str, tuple[str, float | None]] = {}
+            if isinstance(v, Mapping):
+                w = self._w(v.get("value"), key) if "value" in v else None
+                for sk, sv in v.items():
+                    if sk == "value":
+                        continue
+                    sk = str(sk)
+                    if isinstance(sv, Mapping):
+                        extra = [str(x) for x in sv if x != "value"]
+                        if extra:
+                            reporter.warn(
+                                f"{where}.{key}.{sk}",
+                                f"nested deeper than category / sub-score ({', '.join(extra)}): "
+                                "not used",
+                            )
+                        sv = sv.get("value")
+                    subs[sk.lower()] = (sk, self._w(sv, f"{key}.{sk}"))
+            else:
+                w = self._w(v, key)
+            self.top[key.lower()] = (key, w, subs)
+
+    def _w(self, v: Any, label: str) -> float | None:
+        w = _num(v)
+        if w is None or w < 0:
+            self.reporter.warn(f"{self.where}.{label}", f"{v!r} is not a weight >= 0: not used")
+            return None
+        return w
+
+    def weight(self, name: str, sub: str | None = None, siblings: int = 2) -> float:
+        """The weight of a top-level group, or of ``sub`` under category ``name``; 1 (with a
+        warning when coefficients are given and the group has siblings) when there is none."""
+        entry = self.top.get(name.lower())
+        w = None
+        if entry is not None and sub is None:
+            self.used.add((entry[0],))
+            w = entry[1]
+            if w is None and siblings > 1 and entry[2]:
+                self.reporter.warn(f"{self.where}.{entry[0]}", "no 'value': weight 1")
+                return 1.0
+        elif entry is not None:
+            hit = entry[2].get(sub.lower())
+            if hit is not None:
+                self.used.add((entry[0], hit[0]))
+                w = hit[1]
+        if w is None and self.given and siblings > 1:
+            label = name if sub is None else f"{name}.{sub}"
+            self.reporter.warn(self.where, f"no usable coefficient for {label}: weight 1")
+        return 1.0 if w is None else w
+
+    def check_sum(self, label: str, weights: list[float]) -> None:
+        """LIPS combines linearly: equal to the weighted mean only when the weights sum to 1."""
+        total = sum(weights)
+        if self.given and len(weights) > 1 and abs(total - 1.0) > 1e-9:
+            self.reporter.warn(
+                self.where,
+                f"the weights of {label} sum to {total:g}, not 1: LIPS's linear combination is "
+                f"{total:g} x the weighted mean scored here",
+            )
+
+    def report_unused(self) -> None:
+        for key, w, subs in self.top.values():
+            if (key,) not in self.used and w is not None:
+                self.reporter.warn(
+                    f"{self.where}.{key}", "matches no category or benchmark: not used"
+                )
+            for sk, sw in subs.values():
+                if (key, sk) not in self.used and sw is not None:
+                    self.reporter.warn(
+                        f"{self.where}.{key}.{sk}",
+                        f"matches no sub-score of category {key!r}: not used",
+                    )
 
 
 def _read_results(path: Path) -> list[dict[str, str]]:
@@ -306,40 +431,51 @@ def _value(text: str, where: str, reporter: Reporter) -> float | None:
         return None
 
 
-def _with_results(path: Path, metrics, coeffs, reporter: Reporter):
+def _node_names(category: str | None, benchmark: str | None) -> tuple[str, str]:
+    """(native category, native benchmark) of a results row; see the module docstring."""
+    if category is None:
+        return DEFAULT_CATEGORY, benchmark or DEFAULT_BENCHMARK
+    if not benchmark or benchmark == category:
+        return category, category
+    return category, f"{benchmark} ({category})"
+
+
+def _with_results(path: Path, metrics, coeffs: _Coefficients, reporter: Reporter):
     records = _read_results(path)
     long = records and "metric" in records[0] and "value" in records[0]
-    triples: list[tuple[str, str, str, str, str]] = []  # category, benchmark, model, metric, value
+    # category (None: no category column), benchmark (None: none), model, metric, value
+    rows_in: list[tuple[str | None, str | None, str, str, str]] = []
     for i, r in enumerate(records, start=2):
         model = r.get("model", "")
         if not model:
             reporter.warn(f"{path}:{i}", "empty model name: row skipped")
             continue
+        cat = r.get("category") or None
         if long:
-            triples.append(
-                (
-                    r.get("category") or DEFAULT_CATEGORY,
-                    r.get("benchmark") or DEFAULT_BENCHMARK,
-                    model,
-                    r["metric"],
-                    r["value"],
-                )
-            )
-        else:
-            for col, v in r.items():
-                if col in ("model", "category"):
-                    continue
-                b, _, m = col.partition("/") if "/" in col else (DEFAULT_BENCHMARK, "", col)
-                triples.append((r.get("category") or DEFAULT_CATEGORY, b, model, m, v))
+            rows_in.append((cat, r.get("benchmark") or None, model, r["metric"], r["value"]))
+            continue
+        for col, v in r.items():
+            if col in ("model", "category"):
+                continue
+            parts = col.split("/")
+            if len(parts) == 1:
+                c, b, m = cat, None, parts[0]
+            elif len(parts) == 2:
+                c, b, m = cat, parts[0], parts[1]
+            else:
+                c, b, m = parts[-3:]
+            rows_in.append((c or None, b or None, model, m, v))
     categories: dict[str, Any] = {}
+    origin: dict[str, tuple[str | None, str | None]] = {}  # native benchmark -> (category, sub)
     cat_of: dict[str, str] = {}
     seen: set[tuple[str, str, str]] = set()
     rows = []
     unknown: set[str] = set()
-    for c, b, model, m, v in triples:
+    for c_in, b_in, model, m, v in rows_in:
         if m not in metrics:
             unknown.add(m)
             continue
+        c, b = _node_names(c_in, b_in)
         if b in cat_of and cat_of[b] != c:
             reporter.warn(
                 path,
@@ -351,13 +487,39 @@ def _with_results(path: Path, metrics, coeffs, reporter: Reporter):
             continue
         seen.add((model, b, m))
         cat_of[b] = c
+        origin.setdefault(b, (c_in, b_in))
         bench = categories.setdefault(c, {"weight": 1.0, "benchmarks": {}})[
             "benchmarks"
-        ].setdefault(b, {"weight": _coeff(coeffs, b), "metrics": {}})
+        ].setdefault(b, {"weight": 1.0, "metrics": {}})
         bench["metrics"].setdefault(m, dict(metrics[m]))
         rows.append((model, b, m, _value(v, f"{path} ({model}, {b}/{m})", reporter)))
     for m in sorted(unknown):
         reporter.warn(path, f"metric {m!r} has no LIPS threshold: skipped")
     if not categories:
         raise DataError([Problem(str(path), "no result names a metric that has thresholds")])
+    _weigh(categories, origin, coeffs, reporter, path)
     return categories, rows
+
+
+def _weigh(categories, origin, coeffs: _Coefficients, reporter: Reporter, path: Path) -> None:
+    """Set category and benchmark weights from the coefficients (see the module docstring)."""
+    n_groups = max(len(categories), *(len(c["benchmarks"]) for c in categories.values()))
+    if not coeffs.given and n_groups > 1:
+        reporter.warn(path, "no Coefficients in the INI: every category and benchmark weighs 1")
+    explicit = [c for c in categories if any(o[0] == c for o in origin.values())]
+    for c, node in categories.items():
+        benches = node["benchmarks"]
+        if c in explicit:
+            node["weight"] = coeffs.weight(c, siblings=len(categories))
+            for b, bnode in benches.items():
+                sub = origin[b][1]
+                if sub is None or sub == c:
+                    bnode["weight"] = 1.0  # the category's only group
+                else:
+                    bnode["weight"] = coeffs.weight(c, sub, siblings=len(benches))
+        else:
+            for b, bnode in benches.items():
+                bnode["weight"] = coeffs.weight(b, siblings=len(benches))
+        coeffs.check_sum(f"the benchmarks of {c!r}", [b["weight"] for b in benches.values()])
+    if explicit:
+        coeffs.check_sum("the categories", [categories[c]["weight"] for c in explicit])

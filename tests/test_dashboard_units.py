@@ -210,12 +210,12 @@ def test_create_app_builds_a_layout_without_scoring_in_the_dashboard(data):
     cfg, raw = data
     app = create_app(cfg, raw, title="T")
     assert app.title == "T"
-    c, s = app.engine.scores_for({IRIS_ACC: {"good": 0.95}})
+    c, s = app.score_cache.scores_for({IRIS_ACC: {"good": 0.95}})
     assert s.overall["score"].equals(
         score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95}})).overall["score"]
     )
     with pytest.raises(ConfigError):
-        app.engine.scores_for({IRIS_ACC: {"good": "abc"}})
+        app.score_cache.scores_for({IRIS_ACC: {"good": "abc"}})
 
 
 def test_attribute_filters_offer_few_valued_columns_and_filter_for_display_only():

@@ -1,4 +1,4 @@
-/* Navigation in the browser (clientside callbacks, see ml_peg_like/dashboard/callbacks.py).
+/* Navigation in the browser (clientside callbacks registered by ml_peg_like/dashboard/components/).
  *
  * mpl.navigate: a click on the sidebar, a breadcrumb, a metric link, a score cell or a column
  * header's name, or the metric picker, becomes a navigation request {v: view, m: metric, t} in the

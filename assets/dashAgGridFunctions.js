@@ -1,6 +1,7 @@
 /* Cell formatting and colouring for the score grids (dash-ag-grid functions).
  * The Python twins of fmtScore / fmtRaw / fmtCoverage live in ml_peg_like/dashboard/tables.py;
- * keep them in step (tests compare the two). */
+ * keep them in step (tests compare the two). Names (the row's reason field, the reason texts)
+ * come from Python: window.mplNames, written into the page by ml_peg_like/dashboard/ids.py. */
 var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
 
 (function () {
@@ -13,12 +14,16 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     [1.0, [160, 214, 165]],
   ];
   var MISSING = "\u2014";
-  var REASONS = {
-    n: "No data",
-    t: "No threshold: the model it refers to has no value",
-    z: "Excluded: every weight below is 0",
-    i: "Invalidated: a part of it is missing (policy 'invalidate')",
-  };
+
+  function N() {
+    return window.mplNames || { reasons: {} };
+  }
+
+  // the reason a cell is missing (the tooltip), from the row's reason codes
+  function reason(data, key, fallback) {
+    var codes = (data || {})[N().rowReasons] || {};
+    return N().reasons[codes[key]] || fallback;
+  }
 
   function isNum(v) {
     return typeof v === "number" && isFinite(v);
@@ -74,18 +79,17 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
   dagfuncs.missingTip = function (params, key) {
     var v = params.value;
     if (v !== null && v !== undefined) return null;
-    var code = params.data && params.data._w ? params.data._w[key] : null;
-    return REASONS[code] || "No data";
+    return reason(params.data, key, "No data");
   };
 
   dagfuncs.rawTip = function (params, key, scale) {
     var d = params.data || {};
     if (params.value === null || params.value === undefined) {
-      return REASONS[(d._w || {})[key]] || "No data";
+      return reason(d, key, "No data");
     }
     var s = d[key];
     if (!isNum(s)) return "Raw " + dagfuncs.fmtRaw(params.value) + ": not scored (" +
-      (REASONS[(d._w || {})[key]] || "no threshold") + ")";
+      reason(d, key, "no threshold") + ")";
     return "Raw " + dagfuncs.fmtRaw(params.value) + " \u2192 score " + dagfuncs.fmtScore(s, scale);
   };
 })();

@@ -1,4 +1,4 @@
-/* Navigation in the browser (clientside callbacks, see ml_peg_like/dashboard/callbacks.py).
+/* Navigation in the browser (clientside callbacks registered by ml_peg_like/dashboard/components/).
  *
  * mpl.navigate: a click on the sidebar, a breadcrumb, a metric link, a score cell or a column
  * header's name, or the metric picker, becomes a navigation request {v: view, m: metric, t} in the
@@ -6,22 +6,51 @@
  * mpl.navClasses: the sidebar's highlight follows the `view` store.
  * mpl.drawCurve: the curve's figure (from the `fig` store) is applied after the next paint.
  * A capture-phase click listener turns a click on a drill-down or metric column header's NAME
- * into `hdr` store data (so it opens / selects instead of sorting; the sort icon still sorts). */
+ * into `hdr` store data (so it opens / selects instead of sorting; the sort icon still sorts).
+ * Every id, store key and column prefix is read from window.mplNames (written into the page from
+ * ml_peg_like/dashboard/ids.py); this file spells none of them. */
 (function () {
   "use strict";
   var dc = (window.dash_clientside = window.dash_clientside || {});
 
+  function N() {
+    return window.mplNames || {};
+  }
+
   function want(v, m) {
-    return { v: v || "", m: m || "", t: Date.now() };
+    var w = {};
+    w[N().viewPath] = v || "";
+    w[N().viewMetric] = m || "";
+    w[N().wantTime] = Date.now();
+    return w;
+  }
+
+  function viewOf(view) {
+    view = view || {};
+    return { v: view[N().viewPath] || "", m: view[N().viewMetric] || "" };
+  }
+
+  // the metric index of a raw-value or score column id (prefix + index), else -1
+  function metricIndex(colId) {
+    var prefixes = [N().rawPrefix, N().scorePrefix];
+    for (var i = 0; i < prefixes.length; i++) {
+      var p = prefixes[i];
+      if (p && colId.indexOf(p) === 0 && /^[0-9]+$/.test(colId.slice(p.length))) {
+        return parseInt(colId.slice(p.length), 10);
+      }
+    }
+    return -1;
   }
 
   function fromColumn(colId, view, tree) {
     if (typeof colId !== "string" || !tree) return dc.no_update;
-    if (tree.col && Object.prototype.hasOwnProperty.call(tree.col, colId)) {
-      return want(tree.col[colId], "");
+    var cols = tree[N().treeCol];
+    if (cols && Object.prototype.hasOwnProperty.call(cols, colId)) {
+      return want(cols[colId], "");
     }
-    if (/^[rn][0-9]+$/.test(colId)) {
-      var m = (tree.metrics || [])[parseInt(colId.slice(1), 10)];
+    var j = metricIndex(colId);
+    if (j >= 0) {
+      var m = (tree[N().treeMetrics] || [])[j];
       if (m && m !== view.m) return want(view.v, m);
     }
     return dc.no_update;
@@ -34,16 +63,19 @@
       var t = ctx.triggered[0];
       var k = t.prop_id.lastIndexOf(".");
       var id = t.prop_id.slice(0, k);
-      view = view || { v: "", m: "" };
+      view = viewOf(view);
       if (id.charAt(0) === "{") {
         if (!t.value) return dc.no_update; // a button that was just rendered (n_clicks 0)
         var o = JSON.parse(id);
-        if (o.type === "pick") return o.path === view.m ? dc.no_update : want(view.v, o.path);
-        return want(o.path, "");
+        var path = o[N().keyPath];
+        if (o[N().keyType] === N().typePick) {
+          return path === view.m ? dc.no_update : want(view.v, path);
+        }
+        return want(path, "");
       }
-      if (id === "grid") return fromColumn(cell && cell.colId, view, tree);
-      if (id === "hdr") return fromColumn(hdr && hdr.colId, view, tree);
-      if (id === "metric-pick") {
+      if (id === N().grid) return fromColumn(cell && cell.colId, view, tree);
+      if (id === N().hdr) return fromColumn(hdr && hdr[N().hdrCol], view, tree);
+      if (id === N().metricPick) {
         if (!metric || metric === view.m) return dc.no_update; // set by the server itself
         return want(view.v, metric);
       }
@@ -68,11 +100,11 @@
 
     navClasses: function (view, tree) {
       var ctx = dc.callback_context;
-      var v = (view && view.v) || "";
-      var cats = (tree && tree.cat) || {};
+      var v = viewOf(view).v;
+      var cats = (tree && tree[N().treeCat]) || {};
       var vc = v ? cats[v] : "";
       return (ctx.outputs_list || []).map(function (o) {
-        var p = o.id.path;
+        var p = o.id[N().keyPath];
         var klass;
         if (!p) klass = "nav-item top";
         else if (cats[p] === p) klass = "nav-item cat" + (p === vc ? " open" : "");
@@ -89,13 +121,18 @@
       if (!target || typeof target.closest !== "function") return;
       var text = target.closest(".ag-header-cell-text");
       if (!text) return;
-      var cell = text.closest(".ag-header-cell.drill, .ag-header-cell.metric");
-      if (!cell || !cell.closest("#grid")) return;
+      var cell = text.closest(
+        ".ag-header-cell." + N().drillClass + ", .ag-header-cell." + N().metricClass
+      );
+      if (!cell || !cell.closest("#" + N().grid)) return;
       var colId = cell.getAttribute("col-id");
       if (!colId || !dc.set_props) return;
       e.stopPropagation();
       e.preventDefault();
-      dc.set_props("hdr", { data: { colId: colId, t: Date.now() } });
+      var data = {};
+      data[N().hdrCol] = colId;
+      data[N().wantTime] = Date.now();
+      dc.set_props(N().hdr, { data: data });
     },
     true
   );

@@ -203,19 +203,27 @@ def test_curve_figure_marks_thresholds_and_puts_every_model_on_the_curve(data):
     assert any("&lt;script&gt;" in t for t in pts["text"])  # names escaped in hover text
     weib = curve_figure(s, "Speed <b>&amp;</b> <script>x</script>/Timing/Predict time")
     assert weib["layout"]["shapes"] == []  # no good/bad lines for a speed-up normaliser
-    assert "&lt;" in weib["layout"]["title"]["text"] or "Predict" in weib["layout"]["title"]["text"]
+    assert weib["layout"]["title"]["text"].startswith("Predict time [s]<br>")
+    # a name and unit with markup are escaped in the title (Plotly renders pseudo-HTML)
+    odd = loads_config(
+        "categories:\n  C:\n    benchmarks:\n      B:\n        metrics:\n"
+        '          "<i>M</i>": {good: 1, bad: 0, unit: "<u>x</u>"}\n'
+    )
+    title = curve_figure(score(raw, odd), "C/B/<i>M</i>")["layout"]["title"]["text"]
+    assert title.startswith("&lt;i&gt;M&lt;/i&gt; [&lt;u&gt;x&lt;/u&gt;]<br>")
+    assert "<i>" not in title and "<u>" not in title
 
 
 def test_create_app_builds_a_layout_without_scoring_in_the_dashboard(data):
     cfg, raw = data
     app = create_app(cfg, raw, title="T")
     assert app.title == "T"
-    c, s = app.engine.scores_for({IRIS_ACC: {"good": 0.95}})
+    c, s = app.score_cache.scores_for({IRIS_ACC: {"good": 0.95}})
     assert s.overall["score"].equals(
         score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95}})).overall["score"]
     )
     with pytest.raises(ConfigError):
-        app.engine.scores_for({IRIS_ACC: {"good": "abc"}})
+        app.score_cache.scores_for({IRIS_ACC: {"good": "abc"}})
 
 
 def test_attribute_filters_offer_few_valued_columns_and_filter_for_display_only():

@@ -7,27 +7,23 @@ carries them, so the server keeps no per-user state and any number of workers ag
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import dash
-import flask
-from werkzeug.exceptions import HTTPException
 
 from ..config import Config
 from ..raw import RawData
-from .callbacks import Engine, _colsig, register, tree_store
-from .layout import build_layout
-from .robustness_view import attach_robustness
-from .tables import column_defs, row_data
+from . import ids
+from .cache import ScoreCache
+from .components import curve, edit, grid, navigation, page, settings, toolbar
+from .robustness_view import attach_robustness, tau_line_text
+from .server import MAX_REQUEST_BYTES, add_health, harden
+from .tables import REASON_TIPS, column_defs, row_data
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 PACKAGE_ASSETS = Path(__file__).resolve().parent / "assets"
 
-__all__ = ["create_app", "serve"]
-
-#: the largest request body accepted (a 2 MB YAML upload is ~2.7 MB of base64 in a callback)
-MAX_REQUEST_BYTES = 5 * 1024 * 1024
+__all__ = ["MAX_REQUEST_BYTES", "ScoreCache", "create_app", "serve"]
 
 
 def _assets_folder() -> str:
@@ -36,6 +32,12 @@ def _assets_folder() -> str:
         if (p / "dashAgGridFunctions.js").is_file():
             return str(p)
     return str(ASSETS)
+
+
+def _with_names(index_string: str) -> str:
+    """The page template with ``window.mplNames`` (ids.py) set before the assets' scripts."""
+    script = "<script>" + ids.js_names_script(REASON_TIPS) + "</script>"
+    return index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
 
 
 def create_app(
@@ -51,7 +53,8 @@ def create_app(
     ``robustness``: add the Robustness view (its background jobs use a diskcache in
     ``cache_dir``, default ``$ML_PEG_LIKE_CACHE_DIR`` or a per-user temporary directory).
     """
-    engine = Engine(config, raw)
+    cache = ScoreCache(config, raw)
+    scores = cache.default_scores
     title = title or config.title
     app = dash.Dash(
         __name__,
@@ -61,51 +64,44 @@ def create_app(
         update_title=None,
         serve_locally=True,
     )
-    cols = column_defs(engine.default_scores, "")
-    rows = row_data(engine.default_scores, "", default_ranks=engine.default_scores.ranks)
-    app.layout = build_layout(
-        config,
-        engine.default_scores,
+    app.index_string = _with_names(app.index_string)
+    cols = column_defs(scores, "")
+    app.layout = page.layout(
         title=title,
-        columns=cols,
-        rows=rows,
-        colsig=_colsig(cols),
-        tree=tree_store(config),
-        filters=engine.attr_options,
+        summary=page.summary_line(config, scores),
+        stores=page.stores(grid.colsig(cols), navigation.tree_store(config)),
+        toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets),
+        sidebar=navigation.sidebar(config),
+        crumbs=navigation.crumbs_layout(config),
+        grid=grid.layout(cols, row_data(scores, "", default_ranks=scores.ranks), len(raw.models)),
+        settings=settings.layout(config),
+        curve=curve.layout(),
     )
-    register(app, engine)
-    # the Robustness view; its tau line is filled in by the main callback's own response
-    # (one round trip per edit), so it registers no tau callback of its own
+    navigation.register(app)
+    curve.register(app)
+    toolbar.register(app, cache)
+
+    # ---- the robustness view: the ONE composition point ------------------------------------
+    # its tau line is filled in by the edit callback's own response (one round trip per edit):
+    # ``on_changes`` is the function handed in; the view adds its layout and callbacks itself
+    # (to become ``robustness.layout(cache)`` in ``page.layout(after_grid=..., main_end=...)``
+    # and ``robustness.register(app, cache)`` when it moves under components/)
+    on_changes = None
     if robustness:
-        attach_robustness(app, engine, tau_callback=False, cache_dir=cache_dir)
-        engine.tau_line = True
-    _harden(app.server)
-    n_models, n_metrics = len(raw.models), len(config.metric_paths())
+        attach_robustness(app, cache, tau_callback=False, cache_dir=cache_dir)
 
-    @app.server.route("/health")
-    def health():
-        """Liveness for load balancers and process managers: a small JSON, no computation."""
-        return flask.jsonify(status="ok", models=n_models, metrics=n_metrics)
+        def on_changes(changes):
+            tau = tau_line_text(cache, changes)
+            if tau is not None:
+                dash.set_props(ids.ROB_TAU, {"children": tau})
 
-    app.engine = engine  # for tests and benchmarks
+    app.engine = cache  # the robustness view's tests still read this name (goes with its move)
+    # -------------------------------------------------------------------------------------------
+    edit.register(app, cache, on_changes=on_changes)
+    harden(app.server)
+    add_health(app.server, len(raw.models), len(config.metric_paths()))
+    app.score_cache = cache  # for tests and benchmarks
     return app
-
-
-def _harden(server: flask.Flask) -> None:
-    """Flask-level guards against hostile clients: a request size limit (413), and any exception
-    that escapes Dash's dispatch (a forged callback request that does not match the callback's
-    shape) answered by a short 400 JSON and one log line, never a 500 with a traceback."""
-    server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
-    log = logging.getLogger("ml_peg_like.dashboard")
-
-    @server.errorhandler(Exception)
-    def _refuse(exc: Exception):
-        if isinstance(exc, HTTPException):
-            return exc
-        log.warning(
-            "refused %s %s: %s", flask.request.method, flask.request.path, type(exc).__name__
-        )
-        return flask.jsonify(error="bad request"), 400
 
 
 def serve(

@@ -10,11 +10,14 @@ import numpy as np
 from ..config import Metric
 from ..normalisers import apply_normaliser
 from ..scoring import Scores
-from .tables import fmt_raw, fmt_score, resolved_params
+from .tables import fmt_raw, fmt_score, resolved_params, unresolved_thresholds
 
 GOOD = "#1a7f37"
 BAD = "#cf222e"
 CURVE = "#0969da"
+#: the colour of a curve mark's line, by :class:`~ml_peg_like.normalisers.Mark` kind (others
+#: set the axis range only)
+MARK_COLOURS = {"good": GOOD, "bad": BAD}
 CURVE_POINTS = 121
 FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 
@@ -99,31 +102,25 @@ def curve_figure(scores: Scores, path: str) -> dict:
     s = scores.metric_scores[:, j]
     ok = ~np.isnan(x)
     xs = x[ok]
-    marks: list[float] = []
-    if norm.uses_thresholds:
-        marks = [params.get("good", np.nan), params.get("bad", np.nan)]
-    elif norm.name == "weibull_speedup":
-        ref = params.get("reference")
-        c = params.get("c", 5.0)
-        marks = [ref / c if ref else c]
-    elif norm.name == "log_speedup":
-        ref = params.get("reference")
-        ms = params.get("max_speedup", 10.0)
-        marks = [ref / ms if ref else ms, ref if ref else 1.0]
-    pts = np.concatenate([xs, np.asarray([m for m in marks if math.isfinite(m)], dtype=float)])
+    marks = norm.curve_marks(params)
+    unresolved = unresolved_thresholds(scores, j)
+    pts = np.concatenate([xs, np.asarray([m.x for m in marks], dtype=float)])
     if pts.size == 0:
         return empty_figure("No data for this metric")
     lo, hi = float(pts.min()), float(pts.max())
-    log = bool(not norm.uses_thresholds and lo > 0 and hi / lo > 50)
+    log = bool(norm.log_x and lo > 0 and hi / lo > 50)
     if log:
         lo, hi = lo / 1.5, hi * 1.5
     else:
         span = hi - lo or max(abs(hi), 1.0)
         lo, hi = lo - 0.12 * span, hi + 0.12 * span
-    grid = _grid(lo, hi, log, marks)
-    arr = {k: np.asarray([v]) for k, v in params.items()}
-    with np.errstate(all="ignore"):
-        curve = apply_normaliser(norm, grid[:, None], arr)[:, 0]
+    grid = _grid(lo, hi, log, [m.x for m in marks])
+    if unresolved:
+        curve = np.full(grid.shape, np.nan)  # no threshold, no curve (said in the title)
+    else:
+        arr = {k: np.asarray([v]) for k, v in params.items()}
+        with np.errstate(all="ignore"):
+            curve = apply_normaliser(norm, grid[:, None], arr)[:, 0]
     scale = cfg.scale
     names = [_text(m) for m, keep in zip(scores.models, ok, strict=True) if keep]
     text = [
@@ -152,45 +149,46 @@ def curve_figure(scores: Scores, path: str) -> dict:
             hovertemplate="%{text}<extra></extra>",
         ),
     ]
-    shapes, notes = [], []
-    if norm.uses_thresholds:
-        g, b = params.get("good"), params.get("bad")
-        for label, v, color in (("good", g, GOOD), ("bad", b, BAD)):
-            if v is None:
-                continue
-            other = b if label == "good" else g
-            # the label sits on the outer side of its line, so close thresholds do not collide
-            anchor = "left" if other is None or v >= other else "right"
-            shapes.append(
-                dict(
-                    type="line",
-                    x0=v,
-                    x1=v,
-                    y0=0,
-                    y1=1,
-                    yref="paper",
-                    line=dict(color=color, width=2, dash="dash"),
-                )
+    shapes: list[dict] = []
+    notes: list[dict] = []
+    lines = [m for m in marks if m.kind in MARK_COLOURS]
+    for mark in lines:
+        color = MARK_COLOURS[mark.kind]
+        others = [o.x for o in lines if o is not mark]
+        # the label sits on the outer side of its line, so close marks do not collide
+        anchor = "left" if not others or mark.x >= max(others) else "right"
+        shapes.append(
+            dict(
+                type="line",
+                x0=mark.x,
+                x1=mark.x,
+                y0=0,
+                y1=1,
+                yref="paper",
+                line=dict(color=color, width=2, dash="dash"),
             )
-            notes.append(
-                dict(
-                    x=v,
-                    y=1.0,
-                    yref="paper",
-                    text=f"{label} {fmt_raw(v)}",
-                    showarrow=False,
-                    font=dict(color=color, size=12),
-                    yanchor="bottom",
-                    xanchor=anchor,
-                    xshift=3 if anchor == "left" else -3,
-                )
+        )
+        notes.append(
+            dict(
+                x=mark.x,
+                y=1.0,
+                yref="paper",
+                text=f"{_text(mark.label)} {fmt_raw(mark.x)}",
+                showarrow=False,
+                font=dict(color=color, size=12),
+                yanchor="bottom",
+                xanchor=anchor,
+                xshift=3 if anchor == "left" else -3,
             )
+        )
     unit = f" [{_text(metric.unit)}]" if metric.unit else ""
     ptxt = ", ".join(f"{k} = {fmt_raw(v)}" for k, v in params.items() if k not in ("good", "bad"))
     missing = int((~ok).sum())
     sub = f"{metric.normaliser}" + (f" ({ptxt})" if ptxt else "")
     if missing:
         sub += f" · {missing} model{'s' if missing > 1 else ''} without a value"
+    for why in unresolved.values():
+        sub += f" · not scored: {why}"
     layout = _base_layout(
         title=dict(
             text=f"{_text(metric.name)}{unit}<br><span style='font-size:12px;color:#57606a'>"

@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from ..config import Benchmark, Category, Config, Metric, ModelRef, config_to_dict
+from ..config import Config, Metric, ModelRef
 from ..errors import ConfigError, Problem
 
 #: the URL query parameters: changes and the view (a key path, "" = overview)
@@ -181,9 +181,11 @@ def make_query(
     view: str = "",
     metric: str = "",
     filters: Mapping[str, Any] | None = None,
+    *,
+    encoded: str | None = None,
 ) -> str:
     """The URL query for a state: ``?v=<view>&m=<metric>&s=<changes>&f=<model filter>``
-    (empty parts omitted)."""
+    (empty parts omitted). ``encoded``: ``encode_changes(changes)`` when the caller has it."""
     from urllib.parse import urlencode
 
     parts = []
@@ -191,7 +193,7 @@ def make_query(
         parts.append((Q_VIEW, view))
     if metric:
         parts.append((Q_METRIC, metric))
-    enc = encode_changes(changes)
+    enc = encode_changes(changes) if encoded is None else encoded
     if enc:
         parts.append((Q_STATE, enc))
     enc = encode_filters(filters or {})
@@ -263,6 +265,16 @@ def same_value(a: Any, b: Any) -> bool:
 def metric_fields(metric: Metric) -> list[str]:
     """The boxes of a metric: good and bad (or its normaliser's editable parameters), weight."""
     return [*metric.norm.editable, "weight"]
+
+
+def editable_fields(node: Any) -> list[str]:
+    """The fields of a node the client may change: those with a box (a category or benchmark:
+    its weight; a metric: :func:`metric_fields`)."""
+    return metric_fields(node) if isinstance(node, Metric) else ["weight"]
+
+
+def _no_box(where: str, allowed: list[str]) -> str:
+    return f"{where}: this field has no box (only {', '.join(allowed)} can be changed)"
 
 
 def node_value(cfg: Config, path: str, field: str) -> Any:
@@ -370,10 +382,38 @@ def reset_paths(changes: Mapping[str, Mapping[str, Any]], paths) -> Changes:
     return {p: dict(f) for p, f in changes.items() if p not in drop}
 
 
+#: fields of a metric / a category or benchmark that have no box (compared on upload)
+_METRIC_FIXED = ("better", "unit", "description", "meta")
+_GROUP_FIXED = ("description", "meta", "missing")
+
+
+def no_box_problems(defaults: Config, uploaded: Config) -> list[Problem]:
+    """One problem per field the uploaded config sets differently from the defaults although
+    the dashboard has no box for it (``better``, ``unit``, descriptions, a parameter that is
+    not editable, a category's missing-data override, the scale)."""
+    problems = []
+    if uploaded.scale != defaults.scale:
+        problems.append(Problem("scale", _no_box("scale", ["thresholds", "parameters", "weights"])))
+    for path, n0 in defaults._paths.items():
+        try:
+            n1 = uploaded.node(path)
+        except KeyError:
+            continue
+        allowed = editable_fields(n0)
+        fixed = _METRIC_FIXED if isinstance(n0, Metric) else _GROUP_FIXED
+        names = [f for f in fixed if getattr(n0, f, None) != getattr(n1, f, None)]
+        if isinstance(n0, Metric) and isinstance(n1, Metric) and n0.normaliser == n1.normaliser:
+            keys = set(n0.params) | set(n1.params)
+            names += sorted(k for k in keys if k not in allowed and n0.value(k) != n1.value(k))
+        problems += [Problem(f"{path}.{f}", _no_box(f"{path}.{f}", allowed)) for f in names]
+    return problems
+
+
 def changes_from_upload(defaults: Config, uploaded: Config) -> Changes:
     """The changes that turn the defaults into an uploaded config with the same tree.
 
-    Raises ConfigError when the tree (categories, benchmarks, metrics, normalisers) differs.
+    Raises ConfigError when the tree (categories, benchmarks, metrics, normalisers) differs
+    or a field without a box differs (:func:`no_box_problems`).
     """
     problems: list[Problem] = []
     a, b = defaults.metric_paths(), uploaded.metric_paths()
@@ -398,27 +438,12 @@ def changes_from_upload(defaults: Config, uploaded: Config) -> Changes:
             problems.append(
                 Problem(p, f"normaliser {m1.normaliser!r} differs from {m0.normaliser!r}")
             )
-        elif m0.better != m1.better and (
-            m1.good in ("best", "worst") or m1.bad in ("best", "worst")
-        ):
-            problems.append(Problem(p, "'better' differs from the loaded config"))
+    problems += no_box_problems(defaults, uploaded)
     if problems:
         raise ConfigError(problems)
     changes = defaults.diff(uploaded)
     try_changes(defaults, changes)
     return changes
-
-
-def changed_paths(changes: Mapping[str, Mapping[str, Any]]) -> set[str]:
-    return {p for p, f in changes.items() if f}
-
-
-def node_kind(node: Category | Benchmark | Metric) -> str:
-    return {Category: "category", Benchmark: "benchmark", Metric: "metric"}[type(node)]
-
-
-def config_yaml_dict(cfg: Config) -> dict[str, Any]:
-    return config_to_dict(cfg)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -448,9 +473,10 @@ def _clean_value(value: Any) -> Any:
 
 
 def clean_changes(defaults: Config, data: Any) -> Changes:
-    """``data`` (the ``changes`` store as the client sent it) checked for shape and size: a
-    mapping of known key paths to at most MAX_FIELDS fields of finite numbers, short text or
-    ``{model: NAME}``. ValueError otherwise. The engine then checks the values themselves."""
+    """``data`` (the ``changes`` store or a link's state as the client sent it) checked for shape
+    and size: a mapping of known key paths to at most MAX_FIELDS fields that have a box
+    (:func:`editable_fields`), each a finite number, short text or ``{model: NAME}``. ValueError
+    (naming the field) otherwise. The engine then checks the values themselves."""
     if data is None:
         return {}
     if not isinstance(data, Mapping):
@@ -465,9 +491,12 @@ def clean_changes(defaults: Config, data: Any) -> Changes:
         if not isinstance(fields, Mapping) or len(fields) > MAX_FIELDS:
             raise ValueError("the fields of a key path are not a small mapping")
         clean = {}
+        allowed = editable_fields(known[path])
         for f, v in fields.items():
             if not isinstance(f, str) or not f or len(f) > 40:
                 raise ValueError("a field name is not short text")
+            if f not in allowed:
+                raise ValueError(_no_box(f"{path[:200]}.{f}", allowed))
             clean[f] = _clean_value(v)
         out[path] = clean
     return out

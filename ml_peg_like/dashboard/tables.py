@@ -16,17 +16,11 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
-from ..config import Benchmark, Category, Config, Metric
+from ..config import Benchmark, Category, Config, Metric, ModelRef
 from ..scoring import Scores
+from . import ids
 
 MISSING_TEXT = "—"
-#: reason codes for a missing cell (the browser shows the long text as a tooltip)
-REASONS = {
-    "n": "no data",
-    "t": "no threshold: the model it refers to has no value",
-    "z": "excluded: every weight below is 0",
-    "i": "invalidated: a part of it is missing (policy 'invalidate')",
-}
 DIGITS = 9
 
 
@@ -125,6 +119,19 @@ def _round(arr: np.ndarray) -> list:
 #: 1,000 x 1,000); letters only for the columns a view sends
 _NONE, _N, _T, _Z, _I = range(5)
 _LETTERS = np.array(["", "n", "t", "z", "i"], dtype=object)
+#: reason code of a missing cell -> the tooltip the browser shows (sent as ``window.mplNames``)
+REASON_TIPS = dict(
+    zip(
+        _LETTERS[1:].tolist(),
+        (
+            "No data",
+            "No threshold: the model it refers to has no value",
+            "Excluded: every weight below is 0",
+            "Invalidated: a part of it is missing (policy 'invalidate')",
+        ),
+        strict=True,
+    )
+)
 
 
 def _reason_codes(
@@ -205,28 +212,6 @@ def _header_tip(node, extra: str = "") -> str:
     return "\n".join(parts)
 
 
-def _threshold_text(m: Metric, resolved: dict[str, float]) -> str:
-    if m.norm.uses_thresholds:
-
-        def one(f):
-            spec = m.value(f)
-            v = resolved.get(f)
-            if isinstance(spec, float):
-                return f"{f} {spec:g}"
-            label = spec if isinstance(spec, str) else f"model {spec.model}"
-            return f"{f} {label} = {fmt_raw(v)}" if v is not None else f"{f} {label}"
-
-        return f"{m.normaliser}: {one('good')}, {one('bad')}"
-    bits = [f"{p} {display_num(m.value(p))}" for p in m.norm.editable]
-    return f"{m.normaliser}: " + ", ".join(bits)
-
-
-def display_num(v) -> str:
-    if isinstance(v, float | int):
-        return f"{float(v):g}"
-    return str(v)
-
-
 def resolved_params(scores: Scores, j: int) -> dict[str, float]:
     """The normaliser parameters of metric column ``j`` as used (thresholds resolved)."""
     for name, cols, _static, _dyn in scores.plan.groups:
@@ -240,6 +225,38 @@ def resolved_params(scores: Scores, j: int) -> dict[str, float]:
                     out[k] = v
             return out
     return {}
+
+
+def unresolved_thresholds(scores: Scores, j: int, path: str | None = None) -> dict[str, str]:
+    """``{field: why}``: the ``{model: NAME}`` parameters of metric column ``j`` (at ``path``,
+    when the caller has it) whose model has no value (the metric then has no score)."""
+    cfg = scores.config
+    metric = cfg.node(path if path is not None else cfg.metric_paths()[j])
+    if not isinstance(metric, Metric):
+        return {}
+    refs = {f: v for f in metric.norm.editable if isinstance(v := metric.value(f), ModelRef)}
+    if not refs:
+        return {}
+    params = resolved_params(scores, j)
+    out = {}
+    for f, ref in refs.items():
+        if f not in params:
+            known = ref.model in scores.models
+            out[f] = f"{f} is the value of model {ref.model}, " + (
+                "which has none for this metric" if known else "which is not on this board"
+            )
+    return out
+
+
+def threshold_problems(scores: Scores, paths=None) -> dict[tuple[str, str], str]:
+    """``{(metric path, field): why}`` of every unresolved ``{model: NAME}`` threshold (of the
+    metrics at ``paths``; None: all)."""
+    out = {}
+    for j, p in enumerate(scores.config.metric_paths()):
+        if paths is None or p in paths:
+            for f, why in unresolved_thresholds(scores, j, p).items():
+                out[(p, f)] = why
+    return out
 
 
 SCORE_COL = {
@@ -292,8 +309,8 @@ def column_defs(
     changed = changed or set()
     cols: list[dict] = [
         {
-            "field": "rank",
-            "colId": "rank",
+            "field": ids.COL_RANK,
+            "colId": ids.COL_RANK,
             "headerName": "#",
             "headerTooltip": "Rank by overall score (1 = best)",
             "width": 58,
@@ -303,8 +320,8 @@ def column_defs(
             "sort": "asc",
         },
         {
-            "field": "d",
-            "colId": "d",
+            "field": ids.COL_DELTA,
+            "colId": ids.COL_DELTA,
             "headerName": "±",
             "headerTooltip": "Rank change against the default settings (▲ up, ▼ down)",
             "width": 58,
@@ -315,17 +332,17 @@ def column_defs(
             "pinned": "left",
         },
         {
-            "field": "model",
-            "colId": "model",
+            "field": ids.COL_MODEL,
+            "colId": ids.COL_MODEL,
             "headerName": "Model",
             "headerTooltip": "Model",
             "pinned": "left",
             "width": 215,
             "cellClass": "model",
-            "tooltipField": "model",
+            "tooltipField": ids.COL_MODEL,
         },
         _score_col(
-            "o",
+            ids.COL_OVERALL,
             "Overall",
             scale,
             tip="Overall score: weighted mean of the category scores",
@@ -336,8 +353,8 @@ def column_defs(
     if cfg.uses_skip and not view:
         cols.append(
             {
-                "field": "cov",
-                "colId": "cov",
+                "field": ids.COL_COVERAGE,
+                "colId": ids.COL_COVERAGE,
                 "headerName": "Coverage",
                 "headerTooltip": "Share of the overall weight with data (policy 'skip')",
                 "valueFormatter": {"function": "fmtCoverage(params.value)"},
@@ -350,7 +367,7 @@ def column_defs(
     if node is None:
         for i, c in enumerate(cfg.categories):
             klass = (
-                "drill"
+                ids.CLASS_DRILL
                 + (" excluded" if c.weight == 0 else "")
                 + (
                     " modified"
@@ -360,7 +377,7 @@ def column_defs(
             )
             cols.append(
                 _score_col(
-                    f"c{i}",
+                    ids.cat_col(i),
                     c.name,
                     scale,
                     tip=_header_tip(
@@ -374,7 +391,7 @@ def column_defs(
     if isinstance(node, Category):
         cols.append(
             _score_col(
-                "cs",
+                ids.COL_CAT_SCORE,
                 f"{node.name} score",
                 scale,
                 tip=_header_tip(node, "category score"),
@@ -384,8 +401,8 @@ def column_defs(
         if cfg.policy(node) == "skip":
             cols.append(
                 {
-                    "field": "ccov",
-                    "colId": "ccov",
+                    "field": ids.COL_CAT_COVERAGE,
+                    "colId": ids.COL_CAT_COVERAGE,
                     "headerName": "Coverage",
                     "headerTooltip": f"Share of the weight of {node.name} with data",
                     "valueFormatter": {"function": "fmtCoverage(params.value)"},
@@ -398,13 +415,13 @@ def column_defs(
             k = Layout(cfg).bench_index[b.name]
             bp = f"{path}/{b.name}"
             klass = (
-                "drill"
+                ids.CLASS_DRILL
                 + (" excluded" if b.weight == 0 else "")
                 + (" modified" if any(p == bp or p.startswith(bp + "/") for p in changed) else "")
             )
             cols.append(
                 _score_col(
-                    f"b{k}",
+                    ids.bench_col(k),
                     b.name,
                     scale,
                     tip=_header_tip(
@@ -418,7 +435,7 @@ def column_defs(
     lay = Layout(cfg)
     cols.append(
         _score_col(
-            "bs",
+            ids.COL_BENCH_SCORE,
             f"{node.name} score",
             scale,
             tip=_header_tip(node, "benchmark score"),
@@ -430,24 +447,26 @@ def column_defs(
         header = m.name + (f" [{m.unit}]" if m.unit else "")
         tip = _header_tip(m, f"normaliser {m.normaliser} · click the name to plot its curve")
         klass = (
-            "metric"
+            ids.CLASS_METRIC
             + (" excluded" if m.weight == 0 else "")
             + (" modified" if mp in changed else "")
             + (" selected" if metric == mp else "")
             + (" tl" if m.normaliser == "traffic_light" else "")
         )
         if show == "score":
-            cols.append(_score_col(f"n{j}", header, scale, tip=tip, klass=klass))
+            cols.append(_score_col(ids.score_col(j), header, scale, tip=tip, klass=klass))
         else:
             cols.append(
                 {
-                    "field": f"r{j}",
-                    "colId": f"r{j}",
+                    "field": ids.raw_col(j),
+                    "colId": ids.raw_col(j),
                     "headerName": header,
                     "headerTooltip": tip,
                     "valueFormatter": {"function": "fmtRaw(params.value)"},
-                    "cellStyle": {"function": f"scoreStyle(params, 'n{j}')"},
-                    "tooltipValueGetter": {"function": f"rawTip(params, 'n{j}', {scale:g})"},
+                    "cellStyle": {"function": f"scoreStyle(params, '{ids.score_col(j)}')"},
+                    "tooltipValueGetter": {
+                        "function": f"rawTip(params, '{ids.score_col(j)}', {scale:g})"
+                    },
                     **SCORE_COL,
                     "headerClass": klass.split(),
                     "cellClass": ["num", *klass.split()],
@@ -485,7 +504,7 @@ def row_data(
         else np.zeros(len(idx), dtype=np.int64)
     )
     overall = scores.overall_scores[idx]
-    fields["o"] = _round(overall)
+    fields[ids.COL_OVERALL] = _round(overall)
     mcodes = _metric_codes(scores)
     bcodes = _reason_codes(
         scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores, mcodes
@@ -493,7 +512,7 @@ def row_data(
     ccodes = _reason_codes(
         scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores, bcodes
     )
-    reasons["o"] = _reason_codes(
+    reasons[ids.COL_OVERALL] = _reason_codes(
         scores.cat_scores,
         plan.w_cat,
         np.zeros(1, dtype=np.intp),
@@ -503,47 +522,47 @@ def row_data(
     node = view_node(cfg, view)
     if node is None:
         if cfg.uses_skip:
-            fields["cov"] = _round(scores.overall_coverage[idx])
+            fields[ids.COL_COVERAGE] = _round(scores.overall_coverage[idx])
         cr = ccodes
         for i in range(len(cfg.categories)):
-            fields[f"c{i}"] = _round(scores.cat_scores[idx, i])
-            reasons[f"c{i}"] = cr[idx, i]
+            fields[ids.cat_col(i)] = _round(scores.cat_scores[idx, i])
+            reasons[ids.cat_col(i)] = cr[idx, i]
     elif isinstance(node, Category):
         i = lay.cat_index[node.name]
         cr = ccodes
-        fields["cs"] = _round(scores.cat_scores[idx, i])
-        reasons["cs"] = cr[idx, i]
+        fields[ids.COL_CAT_SCORE] = _round(scores.cat_scores[idx, i])
+        reasons[ids.COL_CAT_SCORE] = cr[idx, i]
         if cfg.policy(node) == "skip":
-            fields["ccov"] = _round(scores.cat_coverage[idx, i])
+            fields[ids.COL_CAT_COVERAGE] = _round(scores.cat_coverage[idx, i])
         br = bcodes
         for k in lay.cat_benches[node.name]:
-            fields[f"b{k}"] = _round(scores.bench_scores[idx, k])
-            reasons[f"b{k}"] = br[idx, k]
+            fields[ids.bench_col(k)] = _round(scores.bench_scores[idx, k])
+            reasons[ids.bench_col(k)] = br[idx, k]
     else:
         k = lay.bench_index[node.name]
         cols = lay.bench_metrics[node.name]
-        fields["bs"] = _round(scores.bench_scores[idx, k])
-        reasons["bs"] = bcodes[idx, k]
+        fields[ids.COL_BENCH_SCORE] = _round(scores.bench_scores[idx, k])
+        reasons[ids.COL_BENCH_SCORE] = bcodes[idx, k]
         mr = mcodes
         for j in cols:
             raw = scores.raw_values[idx, j]
             rv = raw.astype(object)  # Python floats, as they are
             rv[np.isnan(raw)] = None
-            fields[f"r{j}"] = rv.tolist()
-            fields[f"n{j}"] = _round(scores.metric_scores[idx, j])
-            reasons[f"n{j}"] = mr[idx, j]
-            reasons[f"r{j}"] = mr[idx, j]
+            fields[ids.raw_col(j)] = rv.tolist()
+            fields[ids.score_col(j)] = _round(scores.metric_scores[idx, j])
+            reasons[ids.score_col(j)] = mr[idx, j]
+            reasons[ids.raw_col(j)] = mr[idx, j]
     names = [scores.models[i] for i in idx]
     rows = []
     keys = list(fields)
     cols_vals = [fields[k] for k in keys]
     rlist = [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()]
     for r in range(len(idx)):
-        row = {"model": names[r], "rank": int(ranks[r]), "d": int(delta[r])}
+        row = {ids.COL_MODEL: names[r], ids.COL_RANK: int(ranks[r]), ids.COL_DELTA: int(delta[r])}
         for k, vals in zip(keys, cols_vals, strict=True):
             row[k] = vals[r]
         why = {k: v[r] for k, v in rlist if v[r]}
         if why:
-            row["_w"] = why
+            row[ids.ROW_REASONS] = why
         rows.append(row)
     return rows

@@ -1,0 +1,66 @@
+"""The dashboard's score cache: the default config and raw values, and a small memo of the
+scores of recent change sets (no Dash)."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from ..config import Config
+from ..raw import RawData
+from ..scoring import Scores, score_values
+from .state import Changes, attribute_options, attribute_values, encode_changes, try_changes
+
+CACHE_BYTES = 256 * 1024 * 1024  # the memo of scores per change set, per worker process
+
+
+class ScoreCache:
+    """The default config and raw values, and a memo of scores per change set.
+
+    The memo is an optimisation only (same input, same output): every request carries its whole
+    state, so any worker process can answer any request.
+    """
+
+    def __init__(self, config: Config, raw: RawData, cache_size: int = 64):
+        self.defaults = config
+        self.raw = raw
+        self.models = tuple(raw.models)
+        self.values = raw.aligned(config)
+        self.default_scores = score_values(self.values, self.models, config)
+        self.paths = set(config._paths)
+        self.attr_options = attribute_options(raw.attributes)  # the model filters offered
+        self.attr_values = (
+            attribute_values(raw.attributes, self.attr_options) if self.attr_options else {}
+        )
+        self._memo: OrderedDict[str, tuple[Config, Scores]] = OrderedDict()
+        self._lock = threading.Lock()
+        # bounded in bytes too: a client cycling through distinct states cannot hold more than
+        # ~CACHE_BYTES of score matrices (about 2 models x metrics float64 matrices per entry)
+        per_entry = 16 * max(1, self.values.size)
+        self._size = max(2, min(cache_size, CACHE_BYTES // per_entry))
+
+    def scores_for(
+        self, changes: Changes, *, config: Config | None = None, key: str | None = None
+    ) -> tuple[Config, Scores]:
+        """(config, scores) of defaults + changes; ConfigError when the changes are invalid.
+
+        ``config``: the config of these changes when the caller has already built (and
+        validated) it; ``key``: ``encode_changes(changes)`` when the caller has it. Neither is
+        then computed again.
+        """
+        if key is None:
+            key = encode_changes(changes)
+        if not key:
+            return self.defaults, self.default_scores
+        with self._lock:
+            hit = self._memo.get(key)
+            if hit is not None:
+                self._memo.move_to_end(key)
+                return hit
+        cfg = config if config is not None else try_changes(self.defaults, changes)
+        result = (cfg, score_values(self.values, self.models, cfg))
+        with self._lock:
+            self._memo[key] = result
+            while len(self._memo) > self._size:
+                self._memo.popitem(last=False)
+        return result

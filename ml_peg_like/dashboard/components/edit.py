@@ -1,0 +1,392 @@
+"""The edit callback: ONE server callback takes every user action (a box, a reset, a preset, an
+upload, the URL, navigation, the raw/normalised toggle, the model filter) and returns every part's
+new state in one round trip: the changes, the URL, the table, the curve, the boxes and messages.
+It sends only what changed (``no_update`` elsewhere).
+
+An edit's flow: the boxes' text -> :func:`~ml_peg_like.dashboard.state.apply_edit` (new changes
+and the new config, validated once) -> ``encode_changes`` once -> ``ScoreCache.scores_for(changes,
+config=, key=)`` (scores; the config is not built again) -> tables, figure, boxes, query (the same
+encoded text) -> the ``on_changes`` hook given at composition (the robustness tau line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from dash import ALL, Input, Output, State, ctx, html, no_update
+from dash.exceptions import PreventUpdate
+
+from ...config import Config, loads_config
+from ...errors import ConfigError, Problem
+from .. import ids
+from ..cache import ScoreCache
+from ..figures import curve_figure
+from ..state import (
+    MAX_STATE_CHARS,
+    MAX_TEXT,
+    Q_FILTER,
+    Q_METRIC,
+    Q_STATE,
+    Q_VIEW,
+    Changes,
+    apply_edit,
+    changes_from_upload,
+    clean_changes,
+    clean_filters,
+    decode_changes,
+    decode_filters,
+    effective_changes,
+    encode_changes,
+    filtered_models,
+    make_query,
+    node_value,
+    parse_box,
+    parse_query,
+    reset_paths,
+    same_value,
+    split_where,
+)
+from ..tables import canonical_view, column_defs, row_data, threshold_problems, view_node
+from . import curve, grid, navigation, settings, toolbar
+from .inputs import attr_selection, boxes_of, text
+
+MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
+HIDDEN = {"display": "none"}
+SHOWN: dict[str, str] = {}
+WILDCARD_OUTPUTS = ("box_value", "box_class", "msg", "attr_value")
+BOX = ids.box(ALL, ALL)
+
+#: what the composition may hand in: called with the new changes after every accepted change
+OnChanges = Callable[[Changes], None]
+
+OUTPUTS = dict(
+    changes=Output(ids.CHANGES, "data"),
+    view=Output(ids.VIEW, "data"),
+    search=Output(ids.URL, "search"),
+    qs=Output(ids.QS, "data"),
+    rows=Output(ids.GRID, "rowData"),
+    cols=Output(ids.GRID, "columnDefs"),
+    colsig=Output(ids.COLSIG, "data"),
+    settings=Output(ids.SETTINGS, "children"),
+    box_value=Output(BOX, "value"),
+    box_class=Output(BOX, "className"),
+    msg=Output(ids.by_path(ids.T_MSG, ALL), "children"),
+    crumbs=Output(ids.CRUMBS, "children"),
+    curve=Output(ids.CURVE_HOLDER, "children"),
+    figure=Output(ids.FIG, "data"),
+    mopts=Output(ids.METRIC_PICK, "options"),
+    mval=Output(ids.METRIC_PICK, "value"),
+    plot_style=Output(ids.PLOT_WRAP, "style"),
+    show_style=Output(ids.SHOW_WRAP, "style"),
+    status=Output(ids.STATUS, "children"),
+    reset_label=Output(ids.RESET_ALL, "children"),
+    reset_disabled=Output(ids.RESET_ALL, "disabled"),
+    upload=Output(ids.UPLOAD, "contents"),
+    picks=Output(ids.MODEL_FILTER, "value"),
+    attr_value=Output(ids.attr(ALL), "value"),
+)
+INPUTS = dict(
+    box=Input(BOX, "value"),
+    reset_one=Input(ids.by_path(ids.T_RESET, ALL), "n_clicks"),
+    reset_table=Input(ids.RESET_TABLE, "n_clicks"),
+    reset_all=Input(ids.RESET_ALL, "n_clicks"),
+    preset=Input(ids.PRESET, "value"),
+    upload=Input(ids.UPLOAD, "contents"),
+    search=Input(ids.URL, "search"),
+    want=Input(ids.WANT, "data"),
+    show=Input(ids.SHOW, "value"),
+    models=Input(ids.MODEL_FILTER, "value"),
+    attrs=Input(ids.attr(ALL), "value"),
+)
+STATES = dict(
+    filename=State(ids.UPLOAD, "filename"),
+    changes=State(ids.CHANGES, "data"),
+    view=State(ids.VIEW, "data"),
+    qs=State(ids.QS, "data"),
+    colsig=State(ids.COLSIG, "data"),
+    shown_status=State(ids.STATUS, "children"),
+    graph=State(ids.curve_graph(ALL), "id"),
+)
+
+
+def problem_text(exc: ConfigError, limit: int = 3) -> str:
+    lines = [str(p) for p in exc.problems[:limit]]
+    if len(exc.problems) > limit:
+        lines.append(f"… and {len(exc.problems) - limit} more")
+    return "; ".join(lines)
+
+
+def status(message: str, kind: str = "ok") -> html.Div:
+    return html.Div(message, className=f"status-msg {kind}")
+
+
+def first_metric(cfg: Config, view: str) -> str:
+    node = view_node(cfg, view)
+    if node is None or not hasattr(node, "metrics"):
+        return ""
+    return f"{cfg.full_path(view)}/{node.metrics[0].name}"
+
+
+def _threshold_status(problems: dict[tuple[str, str], str], what: str) -> html.Div:
+    (path, field), why = next(iter(problems.items()))
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return status(f"{what}: {path}.{field}: {why}; that metric has no score{more}.", "err")
+
+
+def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> None:
+    """The edit callback. ``on_changes(changes)``: called after every accepted change of the
+    settings, inside the same request (e.g. to update another part with ``set_props``)."""
+    defaults = cache.defaults
+    paths = cache.paths
+
+    @app.callback(output=OUTPUTS, inputs=INPUTS, state=STATES, prevent_initial_call=True)
+    def update(**kw: Any) -> dict[str, Any]:
+        out = _update(**kw)
+        for key in WILDCARD_OUTPUTS:
+            if out[key] is no_update:
+                out[key] = [no_update] * len(ctx.outputs_grouping[key])
+        return out
+
+    def _update(**kw: Any) -> dict[str, Any]:  # noqa: C901 (one dispatcher, one round trip)
+        trig = ctx.triggered_id
+        if trig is None:
+            raise PreventUpdate
+        if f"{ids.URL}.search" in ctx.triggered_prop_ids:
+            trig = ids.URL  # a page load (or back/forward) wins over anything fired with it
+        # everything from the client is checked for type and size first: a forged request that
+        # does not look like the page's own is ignored (204), it never reaches the engine
+        try:
+            changes: Changes = clean_changes(defaults, kw["changes"])
+            boxes = boxes_of(ctx.args_grouping["box"], MAX_BOXES)
+        except ValueError:
+            raise PreventUpdate from None
+        if isinstance(trig, dict) and not all(isinstance(x, str) for x in trig.values()):
+            raise PreventUpdate
+        kind = trig.get(ids.KEY_TYPE) if isinstance(trig, dict) else None
+        raw_view = kw["view"] if isinstance(kw["view"], dict) else {}
+        v = canonical_view(defaults, text(raw_view.get(ids.VIEW_PATH)))
+        metric = text(raw_view.get(ids.VIEW_METRIC))
+        v0, metric0 = v, metric
+        show = kw["show"] if kw["show"] in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0]
+        filters = clean_filters(
+            {
+                ids.FILTER_PICKS: kw["models"],
+                ids.FILTER_ATTRS: attr_selection(ctx.args_grouping["attrs"]),
+            },
+            cache.models,
+            cache.attr_options,
+        )
+        for key, limit in (("qs", MAX_STATE_CHARS + 4000), ("colsig", 64), ("filename", 255)):
+            kw[key] = text(kw[key], limit)
+        out: dict[str, Any] = {k: no_update for k in ctx.outputs_grouping}
+        new_changes = changes
+        new_cfg: Config | None = None  # the config of new_changes, when already built
+        rewrite = False  # rewrite every box from the state (reset, preset, upload, URL)
+        edit_error: tuple[str, str] | None = None  # (path, message)
+        pending: set[tuple[str, str]] = set()
+        shown: Any = no_update
+        link = False
+
+        if kind == ids.T_SETTING:
+            path, field = trig.get(ids.KEY_PATH, ""), trig.get(ids.KEY_FIELD, "")
+            typed = next((val for p, f, val in boxes if p == path and f == field), None)
+            edits = {(path, field): typed}
+            # other boxes of the same row still holding a refused value are retried with it
+            for p, f, val in boxes:
+                if p != path or f == field:
+                    continue
+                now = changes[p][f] if f in changes.get(p, {}) else node_value(defaults, p, f)
+                if not same_value(parse_box(val), now):
+                    edits[(p, f)] = val
+            pending = set(edits)
+            try:
+                if any(isinstance(t, str) and len(t) > MAX_TEXT for t in edits.values()):
+                    raise ConfigError([Problem(f"{path}.{field}", "too long: type a number")])
+                new_changes, new_cfg = apply_edit(defaults, changes, edits)
+            except ConfigError as exc:
+                mine = [
+                    pr.message for pr in exc.problems if split_where(pr.where, paths)[0] == path
+                ]
+                edit_error = (path, "; ".join(dict.fromkeys(mine)) or problem_text(exc))
+        elif kind == ids.T_RESET:
+            new_changes = reset_paths(changes, [trig.get(ids.KEY_PATH, "")])
+            rewrite = True
+        elif trig == ids.RESET_TABLE:
+            new_changes = reset_paths(changes, {p for p, _f, _v in boxes})
+            rewrite = True
+        elif trig == ids.RESET_ALL:
+            new_changes = {}
+            rewrite = True
+            shown = status("Back to the default settings.")
+        elif trig == ids.PRESET:
+            name = kw["preset"]
+            if not name or not isinstance(name, str):
+                raise PreventUpdate
+            try:
+                new_changes = effective_changes(defaults, defaults.presets[name])
+                new_cfg, _ = cache.scores_for(new_changes)
+                shown = status(f"Preset “{name}” applied.")
+            except (KeyError, ConfigError) as exc:
+                new_changes, new_cfg = changes, None
+                shown = status(f"Preset {name!r} cannot be applied: {exc}", "err")
+            rewrite = True
+        elif trig == ids.UPLOAD:
+            contents = kw["upload"]
+            if not contents or not isinstance(contents, str):
+                raise PreventUpdate
+            out["upload"] = None
+            fname = kw["filename"] or "upload"
+            try:
+                uploaded = loads_config(toolbar.decode_upload(contents), fname)
+                new_changes = changes_from_upload(defaults, uploaded)
+            except ConfigError as exc:
+                out["status"] = status(f"{fname} was not applied: {problem_text(exc)}", "err")
+                return out
+            n = sum(len(f) for f in new_changes.values())
+            shown = status(
+                f"Loaded settings from {fname}: {n} change{'s' if n != 1 else ''} "
+                "from the defaults."
+            )
+            rewrite = True
+        elif trig == ids.URL:
+            search = text(kw["search"], MAX_STATE_CHARS + 4000)
+            if search == (kw["qs"] or ""):
+                raise PreventUpdate
+            q = parse_query(search)
+            try:
+                linked_changes = effective_changes(defaults, decode_changes(q.get(Q_STATE)))
+                new_changes = clean_changes(defaults, linked_changes)
+                new_cfg, _ = cache.scores_for(new_changes)
+            except (ValueError, ConfigError) as exc:
+                msg = problem_text(exc) if isinstance(exc, ConfigError) else str(exc)
+                shown = status(f"The settings in the link were ignored: {msg}", "err")
+                new_changes, new_cfg = {}, None
+            link = True
+            v = canonical_view(defaults, q.get(Q_VIEW, ""))
+            metric = q.get(Q_METRIC, "")
+            rewrite = True
+            linked = decode_filters(q.get(Q_FILTER), cache.models, cache.attr_options)
+            if linked != filters:
+                filters = linked
+                out["picks"] = linked.get(ids.FILTER_PICKS) or None
+                sel = linked.get(ids.FILTER_ATTRS) or {}
+                out["attr_value"] = [
+                    sel.get(o["id"][ids.KEY_NAME]) or None
+                    for o in ctx.outputs_grouping["attr_value"]
+                ]
+        elif trig == ids.WANT:
+            want = kw["want"]
+            if not isinstance(want, dict) or ids.WANT_TIME not in want:
+                raise PreventUpdate
+            v = canonical_view(defaults, text(want.get(ids.VIEW_PATH)))
+            metric = text(want.get(ids.VIEW_METRIC))
+        elif trig not in (ids.SHOW, ids.MODEL_FILTER) and kind != ids.T_ATTR:
+            raise PreventUpdate
+
+        view_changed = v != v0
+        node = view_node(defaults, v)
+        if node is None or not hasattr(node, "metrics"):
+            metric = ""
+        elif not metric or not metric.startswith(v + "/") or metric not in paths:
+            metric = first_metric(defaults, v)
+
+        if edit_error is not None:
+            # refused: the scores, changes and URL keep their last valid values
+            p, message = edit_error
+            out["box_class"] = [
+                (settings.BOX_INVALID if (bp, bf) in pending else no_update) for bp, bf, _ in boxes
+            ]
+            out["msg"] = [
+                message if m["id"][ids.KEY_PATH] == p else no_update
+                for m in ctx.outputs_grouping["msg"]
+            ]
+            return out
+
+        key = encode_changes(new_changes)  # once: the cache key and the URL's state
+        try:
+            cfg, scores = cache.scores_for(new_changes, config=new_cfg, key=key)
+        except ConfigError:
+            raise PreventUpdate from None  # a forged state the page itself never holds
+        # {model: NAME} thresholds whose model has no value: the metric is not scored (red box)
+        problems = threshold_problems(scores)
+        edited = {bp for bp, _bf in pending}
+        linked_problems = {k: m for k, m in problems.items() if link and k[0] in new_changes}
+        if linked_problems and shown is no_update:
+            shown = _threshold_status(
+                linked_problems, "The link's settings leave a metric unscored"
+            )
+        if new_changes != changes:
+            out["changes"] = new_changes
+            if on_changes is not None:
+                on_changes(new_changes)
+        if v != v0 or metric != metric0:
+            out["view"] = {ids.VIEW_PATH: v, ids.VIEW_METRIC: metric}
+        query = make_query(
+            new_changes,
+            v,
+            metric if metric != first_metric(defaults, v) else "",
+            filters,
+            encoded=key,
+        )
+        if query != (kw["qs"] or "") or trig == ids.URL:
+            out["search"] = query
+            out["qs"] = query
+        out["rows"] = row_data(
+            scores,
+            v,
+            default_ranks=cache.default_scores.ranks,
+            models=filtered_models(filters, cache.models, cache.attr_values),
+        )
+        changed_set = {p for p, f in new_changes.items() if f}
+        cols = column_defs(scores, v, show=show, changed=changed_set, metric=metric)
+        sig = grid.colsig(cols)
+        if sig != kw["colsig"]:
+            out["cols"] = cols
+            out["colsig"] = sig
+        is_bench = bool(metric)
+        if is_bench:
+            figure = curve_figure(scores, metric)
+            if kw["graph"]:
+                # the graph exists: its figure follows in the browser once the table is drawn
+                out["figure"] = figure
+            else:
+                out["curve"] = curve.graph(figure)  # first benchmark view: create it
+            if metric != metric0 or view_changed:
+                out["mval"] = metric
+        n_changed = sum(len(f) for f in new_changes.values())
+        n_before = sum(len(f) for f in changes.values())
+        if n_changed != n_before or rewrite:
+            out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"
+            out["reset_disabled"] = n_changed == 0
+        if shown is not no_update:
+            out["status"] = shown
+        elif kw["shown_status"] and trig != ids.WANT:  # a message lasts until the next action
+            out["status"] = None
+
+        if view_changed:
+            out["settings"] = settings.panel(defaults, cfg, new_changes, v, problems)
+            out["crumbs"] = navigation.breadcrumb(defaults, v)
+            out["mopts"] = curve.metric_options(defaults, v)
+            out["plot_style"] = SHOWN if is_bench else HIDDEN
+            out["show_style"] = SHOWN if is_bench else HIDDEN
+            return out
+
+        # same view: update the boxes in place (never re-render them: focus stays where it is);
+        # only the boxes whose value or mark changes are sent
+        out["box_value"], out["box_class"] = settings.box_states(
+            boxes,
+            defaults,
+            changes,
+            new_changes,
+            rewrite=rewrite,
+            pending=pending,
+            problems=problems,
+        )
+        out["msg"] = [
+            settings.row_message(m["id"][ids.KEY_PATH], problems)
+            if (rewrite or m["id"][ids.KEY_PATH] in edited)
+            else no_update
+            for m in ctx.outputs_grouping["msg"]
+        ]
+        return out

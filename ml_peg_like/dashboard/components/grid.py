@@ -1,0 +1,83 @@
+"""The scores grid (one AG Grid; its columns and rows come from ``tables.py``) and the raw /
+normalised toggle of a benchmark view. Its cells and headers navigate through
+``navigation.register``; its contents are outputs of the edit callback."""
+
+from __future__ import annotations
+
+import hashlib
+
+import dash_ag_grid as dag
+import orjson
+from dash import dcc, html
+
+from .. import ids
+
+GRID_THEME = (
+    "themeQuartz.withParams({fontFamily: 'inherit', fontSize: 13, headerFontSize: 13,"
+    " headerFontWeight: 600, spacing: 5, wrapperBorderRadius: 6, borderColor: '#d0d7de',"
+    " headerBackgroundColor: '#f6f8fa', foregroundColor: '#1f2328', accentColor: '#0969da',"
+    " rowHoverColor: 'rgba(9,105,218,0.06)'})"
+)
+
+AUTO_HEIGHT_ROWS = 12  # up to this many models the table grows to show every row
+SHOW_OPTIONS = ("raw", "score")  # the toggle's values, the default first
+
+
+def colsig(cols: list[dict]) -> str:
+    """A short signature of column definitions (the server sends columns only when it changes)."""
+    return hashlib.blake2b(orjson.dumps(cols), digest_size=8).hexdigest()
+
+
+def layout(columns: list[dict], rows: list[dict], n_models: int) -> list:
+    """The toggle (hidden until a benchmark view) and the grid in its box."""
+    auto_height = n_models <= AUTO_HEIGHT_ROWS
+    grid = dag.AgGrid(
+        id=ids.GRID,
+        columnDefs=columns,
+        rowData=rows,
+        getRowId=f"params.data.{ids.COL_MODEL}",
+        defaultColDef={
+            "sortable": True,
+            "resizable": True,
+            "suppressMovable": True,
+            "wrapHeaderText": True,
+            "autoHeaderHeight": True,
+            "unSortIcon": True,  # sorting is on the icon; a header's name opens / selects
+        },
+        dashGridOptions={
+            "tooltipShowDelay": 300,
+            "tooltipInteraction": False,
+            "animateRows": False,
+            "suppressCellFocus": False,
+            "enableCellTextSelection": True,
+            "rowHeight": 30,
+            **({"domLayout": "autoHeight"} if auto_height else {}),
+            "theme": {"function": GRID_THEME},
+        },
+        className="scores-grid",
+        style={"width": "100%"} if auto_height else {"height": "100%", "width": "100%"},
+    )
+    return [
+        html.Div(
+            [
+                dcc.RadioItems(
+                    id=ids.SHOW,
+                    options=[
+                        {"label": "Raw values", "value": SHOW_OPTIONS[0]},
+                        {"label": "Normalised scores", "value": SHOW_OPTIONS[1]},
+                    ],
+                    value=SHOW_OPTIONS[0],
+                    inline=True,
+                    className="show-toggle",
+                ),
+            ],
+            id=ids.SHOW_WRAP,
+            style={"display": "none"},
+            className="show-wrap",
+        ),
+        html.Div(
+            grid,
+            className="grid-wrap auto" if auto_height else "grid-wrap",
+            id=ids.GRID_WRAP,
+        ),
+    ]

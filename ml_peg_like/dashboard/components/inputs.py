@@ -1,0 +1,46 @@
+"""What the browser sends to the edit callback, checked for type and size (ValueError or "")
+before anything reaches the engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ids
+
+
+def text(value: Any, limit: int = 2000) -> str:
+    """A short string from a client value (anything else: "")."""
+    return value if isinstance(value, str) and len(value) <= limit else ""
+
+
+def boxes_of(group: Any, limit: int) -> list[tuple[str, str, Any]]:
+    """(path, field, value) of every box in the request; ValueError when it is malformed or
+    holds more than ``limit`` boxes."""
+    if not isinstance(group, list) or len(group) > limit:
+        raise ValueError("boxes")
+    out = []
+    for b in group:
+        bid = b.get("id") if isinstance(b, dict) else None
+        if not isinstance(bid, dict):
+            raise ValueError("box id")
+        path, field, value = bid.get(ids.KEY_PATH), bid.get(ids.KEY_FIELD), b.get("value")
+        if not isinstance(path, str) or not isinstance(field, str):
+            raise ValueError("box id")
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, str | int | float)
+        ):
+            raise ValueError("box value")
+        out.append((path, field, value))
+    return out
+
+
+def attr_selection(group: Any) -> dict[str, Any]:
+    """``{attribute: selected values}`` of the attribute dropdowns in the request."""
+    if not isinstance(group, list):
+        return {}
+    out = {}
+    for a in group:
+        aid = a.get("id") if isinstance(a, dict) else None
+        if isinstance(aid, dict) and isinstance(aid.get(ids.KEY_NAME), str):
+            out[aid[ids.KEY_NAME]] = a.get("value")
+    return out

@@ -50,11 +50,8 @@ import hashlib
 import html as _html
 import json
 import math
-import os
-import tempfile
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -74,6 +71,7 @@ from ..robustness import (
     rank_robustness,
     spearman_rho,
 )
+from .jobs import make_manager, use_secret
 from .state import clean_changes, try_changes
 
 __all__ = [
@@ -87,10 +85,6 @@ __all__ = [
     "summary_table",
     "tau_text",
 ]
-
-CELERY_BROKER_ENV = "ML_PEG_LIKE_CELERY_BROKER"
-CELERY_BACKEND_ENV = "ML_PEG_LIKE_CELERY_BACKEND"
-CACHE_DIR_ENV = "ML_PEG_LIKE_CACHE_DIR"
 
 MAX_SAMPLES = 20_000  # a request above this is refused (about 50 s at 1,000 models x 1,000 metrics)
 MAX_CONCENTRATION = 1e9
@@ -167,6 +161,13 @@ def _fmt_num(v: Any, digits: int = 3) -> str:
     except (TypeError, ValueError):
         return "n/a"
     return f"{v:.{digits}f}" if math.isfinite(v) else "n/a"
+
+
+def queued_text(ahead: int) -> str:
+    """The progress line of a job waiting for a free slot."""
+    if ahead <= 0:
+        return "Queued: next to start (the server runs a few analyses at a time)…"
+    return f"Queued: {ahead:,} analyses ahead (the server runs a few at a time)…"
 
 
 def tau_text(tau: Any, rho: Any = None) -> str:
@@ -1017,40 +1018,6 @@ def _insert(layout, engine):
 # ------------------------------------------------------------------------------------------------
 
 
-def default_cache_dir() -> Path:
-    env = os.environ.get(CACHE_DIR_ENV)
-    if env:
-        return Path(env)
-    uid = os.getuid() if hasattr(os, "getuid") else "user"
-    return Path(tempfile.gettempdir()) / f"ml-peg-like-cache-{uid}"
-
-
-def make_manager(cache_dir: str | os.PathLike | None = None):
-    """The background callback manager: Celery when ``$ML_PEG_LIKE_CELERY_BROKER`` is set (and
-    no ``cache_dir`` is given), else diskcache in ``cache_dir`` (see the module docstring)."""
-    from dash import DiskcacheManager
-
-    broker = os.environ.get(CELERY_BROKER_ENV)
-    if broker and cache_dir is None:
-        try:
-            from celery import Celery  # lazy: only this deployment needs it
-        except ImportError as exc:
-            raise ImportError(
-                f"{CELERY_BROKER_ENV} is set: the Celery manager needs "
-                'pip install "dash[celery]" redis'
-            ) from exc
-        from dash import CeleryManager
-
-        backend = os.environ.get(CELERY_BACKEND_ENV) or broker
-        celery_app = Celery("ml_peg_like_robustness", broker=broker, backend=backend)
-        return CeleryManager(celery_app)
-    import diskcache
-
-    directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    return DiskcacheManager(diskcache.Cache(str(directory)))
-
-
 def attach_robustness(
     app, engine, *, manager=None, cache_dir=None, tau_callback: bool = True
 ) -> None:
@@ -1066,6 +1033,11 @@ def attach_robustness(
     _ENGINES[token] = engine
     if manager is None:
         manager = make_manager(cache_dir)
+    if getattr(manager, "secret", None) and not app.server.secret_key:
+        use_secret(app, manager)
+    if hasattr(manager, "on_busy"):  # the bounded queue: how "queued" and "busy" are shown
+        manager.on_queued = lambda ahead: (0, 1, queued_text(ahead))
+        manager.on_busy = lambda text: (no_update, no_update, _error(text))
     layout = app.layout
     if callable(layout):
 

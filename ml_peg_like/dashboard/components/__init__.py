@@ -1,0 +1,1 @@
+"""Dashboard components: each owns its layout (``layout(...)``) and callbacks (``register(app, ...)``)."""

@@ -1,4 +1,4 @@
-"""The dashboard's Robustness view (ml_peg_like/dashboard/robustness_view.py).
+"""The dashboard's Robustness view (ml_peg_like/dashboard/components/robustness_*.py).
 
 Unit tests of the pure builders on hand-made cases, and browser tests (headless Chromium,
 Playwright) on the demo data: Run in a background callback (diskcache manager in a tmp dir)

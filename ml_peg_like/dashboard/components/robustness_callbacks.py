@@ -1,0 +1,238 @@
+"""Robustness view: the job and the light callbacks' logic (testable without Dash context),
+and :func:`register` (the background job, the Run nonce, the stale note, the tau line)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from dash import ClientsideFunction, Input, Output, State, no_update
+from dash.exceptions import PreventUpdate
+
+from ...config import dump_config
+from ...errors import ConfigError, MlPegLikeError
+from ...robustness import kendall_tau, rank_robustness, spearman_rho
+from ..state import clean_changes, try_changes
+from . import robustness_ids as ids
+from .robustness_figures import queued_text, tau_text
+from .robustness_tables import _error, results_view
+
+MAX_SAMPLES = 20_000  # a request above this is refused (about 50 s at 1,000 models x 1,000 metrics)
+MAX_CONCENTRATION = 1e9
+MAX_JITTER_PCT = 100.0
+MAX_SEED = 2**32 - 1
+POLL_MS = 500  # how often the browser asks for progress / the result
+PROGRESS_EVERY_S = 0.15  # at most this often a progress report is written to the cache
+
+#: engines by token (see :func:`engine_token`); filled by :func:`register`
+_ENGINES: dict[str, Any] = {}
+
+
+# ------------------------------------------------------------------------------------------------
+# Settings from the page (checked: anything from the client may be forged)
+# ------------------------------------------------------------------------------------------------
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        v = float(value)
+    elif isinstance(value, str) and len(value) <= 40:
+        try:
+            v = float(value)
+        except ValueError:
+            return None
+    else:
+        return None
+    return v if not math.isnan(v) else None
+
+
+def parse_controls(samples, concentration, jitter_pct, top_k, seed) -> tuple[dict, list[str]]:
+    """The run's keyword arguments for rank_robustness, and the problems (as text)."""
+    problems = []
+    kw: dict[str, Any] = {}
+
+    def integer(v, name, lo, hi):
+        x = _num(v)
+        if x is None or not x.is_integer() or not lo <= x <= hi:
+            problems.append(f"{name}: a whole number from {lo:,} to {hi:,}")
+            return None
+        return int(x)
+
+    kw["samples"] = integer(samples, "Samples", 1, MAX_SAMPLES)
+    kw["top_k"] = integer(top_k, "Top k", 1, 100_000)
+    kw["seed"] = integer(seed, "Seed", 0, MAX_SEED)
+    c = _num(concentration)
+    if c is None or not 0 < c <= MAX_CONCENTRATION:
+        problems.append(f"Concentration: a number > 0 and at most {MAX_CONCENTRATION:g}")
+    kw["concentration"] = c
+    j = _num(jitter_pct)
+    if j is None or not 0 <= j <= MAX_JITTER_PCT:
+        problems.append(f"Threshold jitter: a percentage from 0 to {MAX_JITTER_PCT:g}")
+    kw["threshold_jitter"] = None if j is None else j / 100.0
+    return kw, problems
+
+
+# ------------------------------------------------------------------------------------------------
+# The job and the light callbacks' logic (no Dash context needed: testable directly)
+# ------------------------------------------------------------------------------------------------
+
+
+def engine_token(engine) -> str:
+    """A stable name of an engine's data: the default config and the raw values."""
+    h = hashlib.blake2b(digest_size=12)
+    h.update(dump_config(engine.defaults).encode("utf-8"))
+    h.update("\x00".join(engine.models).encode("utf-8"))
+    h.update(np.ascontiguousarray(engine.values, dtype=float).tobytes())
+    return h.hexdigest()
+
+
+def run_analysis(engine, changes: Any, controls: Mapping[str, Any], progress=None):
+    """(result, None) or (None, message): rank_robustness on defaults + changes."""
+    kw, problems = parse_controls(
+        controls.get("samples"),
+        controls.get("concentration"),
+        controls.get("jitter"),
+        controls.get("top_k"),
+        controls.get("seed"),
+    )
+    if problems:
+        return None, "Check the settings: " + "; ".join(problems) + "."
+    try:
+        clean = clean_changes(engine.defaults, changes)
+        cfg = try_changes(engine.defaults, clean)
+    except (ValueError, ConfigError):
+        return None, "The current settings are not valid: fix them and run again."
+    kw["top_k"] = min(kw["top_k"], len(engine.models))
+    try:
+        result = rank_robustness(engine.raw, cfg, default=engine.defaults, progress=progress, **kw)
+    except MlPegLikeError as exc:
+        return None, f"The analysis could not run: {exc}"
+    return result, None
+
+
+def tau_for(engine, changes: Any) -> tuple[float, float]:
+    """Kendall tau and Spearman rho of the current overall ranking against the default one
+    (the engine's ranks: missing overall scores tie last)."""
+    clean = clean_changes(engine.defaults, changes)
+    _cfg, scores = engine.scores_for(clean)
+    base = engine.default_scores.ranks
+    return kendall_tau(scores.ranks, base), spearman_rho(scores.ranks, base)
+
+
+def tau_line_text(engine, changes: Any) -> str | None:
+    """The tau line's text for a changes store (None when the changes are not valid)."""
+    try:
+        return tau_text(*tau_for(engine, changes))
+    except (ValueError, ConfigError):
+        return None
+
+
+def register(app, engine, manager, *, tau_callback: bool = True) -> None:
+    """The view's callbacks on ``app`` for the dashboard's score cache ``engine``: the Run nonce
+    and the stale note (browser side, ``assets/robustness.js``), the Monte Carlo as a background
+    callback on ``manager`` (see :mod:`ml_peg_like.dashboard.jobs`; a bounded manager is told
+    how to show "queued" and "busy"), and — unless ``tau_callback=False`` (the main callback
+    then fills it in its own response) — the tau line."""
+    _ENGINES[engine_token(engine)] = engine
+    if hasattr(manager, "on_busy"):  # the bounded queue: how "queued" and "busy" are shown
+        manager.on_queued = lambda ahead: (0, 1, queued_text(ahead))
+        manager.on_busy = lambda text: (no_update, no_update, _error(text))
+
+    # the Run click writes a request with a nonce: two sessions running the same settings at the
+    # same time get distinct job keys (Dash keys a job by its arguments)
+    app.clientside_callback(
+        ClientsideFunction("robustness", "request"),
+        Output(ids.REQUEST, "data"),
+        Input(ids.RUN, "n_clicks"),
+        prevent_initial_call=True,
+    )
+
+    @app.callback(
+        Output(ids.RESULTS, "children"),
+        Output(ids.META, "data"),
+        Output(ids.MESSAGE, "children"),
+        Input(ids.REQUEST, "data"),
+        State(ids.CHANGES, "data"),
+        State(ids.SAMPLES, "value"),
+        State(ids.CONCENTRATION, "value"),
+        State(ids.JITTER, "value"),
+        State(ids.TOP_K, "value"),
+        State(ids.SEED, "value"),
+        State(ids.TOKEN, "data"),
+        background=True,
+        manager=manager,
+        running=[
+            (Output(ids.RUN, "disabled"), True, False),
+            (Output(ids.CANCEL, "disabled"), False, True),
+            (Output(ids.PROGRESS_WRAP, "className"), "rob-progress on", "rob-progress"),
+        ],
+        progress=[
+            Output(ids.PROGRESS, "value"),
+            Output(ids.PROGRESS, "max"),
+            Output(ids.PROGRESS_TEXT, "children"),
+        ],
+        progress_default=[0, 1, ""],
+        cancel=[Input(ids.CANCEL, "n_clicks")],
+        interval=POLL_MS,
+        prevent_initial_call=True,
+    )
+    def robustness_job(set_progress, request, changes, samples, conc, jitter, top_k, seed, tok):
+        if not isinstance(request, dict) or not request.get("n"):
+            raise PreventUpdate
+        eng = _ENGINES.get(tok) if isinstance(tok, str) else None
+        if eng is None:
+            return (
+                no_update,
+                no_update,
+                _error("This server does not hold the data of this page: reload the page."),
+            )
+        last = [0.0]
+
+        def report(done: int, total: int) -> None:
+            now = time.monotonic()
+            if done >= total or now - last[0] >= PROGRESS_EVERY_S:
+                last[0] = now
+                set_progress((done, max(total, 1), f"{done:,} / {total:,} samples"))
+
+        set_progress((0, 1, "Starting…"))
+        controls = dict(samples=samples, concentration=conc, jitter=jitter, top_k=top_k, seed=seed)
+        try:
+            result, message = run_analysis(eng, changes, controls, progress=report)
+        except Exception as exc:  # never a traceback in the page; one line for the user
+            return no_update, no_update, _error(f"The analysis failed: {type(exc).__name__}.")
+        if result is None:
+            return no_update, no_update, _error(message)
+        # the changes store as it was (compared in the browser to say when it differs)
+        meta = {"changes": changes, "samples": int(result.settings["samples"])}
+        return results_view(result), meta, None
+
+    if tau_callback:
+
+        @app.callback(
+            Output(ids.TAU, "children"),
+            Input(ids.CHANGES, "data"),
+            prevent_initial_call=True,
+        )
+        def update_tau(changes):
+            text = tau_line_text(engine, changes)
+            if text is None:
+                raise PreventUpdate
+            return text
+
+    # in the browser: an edit costs no extra request (the changes store is compared with the
+    # one the shown analysis ran on)
+    app.clientside_callback(
+        ClientsideFunction("robustness", "stale"),
+        Output(ids.STALE, "children"),
+        Output(ids.STALE, "className"),
+        Input(ids.CHANGES, "data"),
+        Input(ids.META, "data"),
+        State(ids.TEXTS, "data"),
+        prevent_initial_call=True,
+    )

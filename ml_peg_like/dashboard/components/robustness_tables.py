@@ -1,0 +1,218 @@
+"""Robustness view: the result tables and the results panel (plain ``html.Table``: Dash renders
+cells as text)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+from dash import dcc, html
+
+from ...robustness import RobustnessResult
+from .robustness_figures import (
+    _fmt_num,
+    acceptability_figure,
+    fmt_pct,
+    rank_figure,
+)
+
+# ------------------------------------------------------------------------------------------------
+# Tables and the results block (pure)
+# ------------------------------------------------------------------------------------------------
+
+
+def _table(head: list[str], rows: list[list[Any]], klass: str, row_classes=None) -> html.Table:
+    trs = []
+    for i, r in enumerate(rows):
+        cls = row_classes[i] if row_classes else None
+        trs.append(html.Tr([html.Td(c) for c in r], className=cls))
+    return html.Table(
+        [html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(trs)],
+        className=f"rob-table {klass}",
+    )
+
+
+def summary_rows(summary: pd.DataFrame) -> list[list[str]]:
+    """Every model (current rank order): rank now, model, median, 5-95%, mean rank, P(rank 1),
+    P(top k), as displayed."""
+    out = []
+    for r in summary.itertuples(index=False):
+        out.append(
+            [
+                str(int(r.rank_now)),
+                str(r.model),
+                str(int(r.median_rank)),
+                f"{int(r.rank_5)}–{int(r.rank_95)}",
+                f"{float(r.mean_rank):.2f}",
+                fmt_pct(r.p_rank1),
+                fmt_pct(r.p_topk),
+            ]
+        )
+    return out
+
+
+def summary_table(summary: pd.DataFrame, top_k: int) -> html.Table:
+    head = [
+        "Rank now",
+        "Model",
+        "Median rank",
+        "5–95%",
+        "Mean rank",
+        "P(rank 1)",
+        f"P(top {top_k})",
+    ]
+    return _table(head, summary_rows(summary), "rob-summary")
+
+
+LOO_HEAD = [
+    "Removed",
+    "What",
+    "New top model",
+    "Top changed?",
+    "Kendall τ",
+    "Largest rank change",
+]
+
+
+def loo_rows(loo: pd.DataFrame) -> list[list[str]]:
+    """One row per removal, as displayed."""
+    out = []
+    for r in loo.itertuples(index=False):
+        what = str(r.level)
+        if r.also_removed:
+            what += f" (and its category {r.also_removed}: no other benchmark)"
+        change = int(r.max_rank_change)
+        moved = f"{change} ({r.max_change_model})" if change and r.max_change_model else "0"
+        out.append(
+            [
+                str(r.removed),
+                what,
+                str(r.new_top) if r.new_top else "none",
+                "yes" if bool(r.top_changed) else "no",
+                _fmt_num(r.kendall_tau),
+                moved,
+            ]
+        )
+    return out
+
+
+def loo_table(loo: pd.DataFrame) -> html.Table | html.P:
+    if loo is None or len(loo) == 0:
+        return html.P(
+            "Nothing to remove: a single category with a single benchmark.", className="rob-note"
+        )
+    classes = ["changed" if bool(t) else None for t in loo["top_changed"]]
+    return _table(LOO_HEAD, loo_rows(loo), "rob-loo", classes)
+
+
+def headline(result: RobustnessResult) -> list:
+    """The run's key numbers, as text."""
+    sc, st = result.scalars, result.settings
+    n = int(sc["samples"])
+    lines = []
+    top = sc.get("top_model") or ""
+    if top:
+        p = sc.get("p_top_model_stays_first")
+        tied = " = " in top
+        lines.append(
+            html.Div(
+                [
+                    html.Span("Top model now: ", className="rob-k"),
+                    html.Strong(top, className="rob-top"),
+                    f" — {'each ' if tied else ''}first in ",
+                    html.Strong(fmt_pct(p), id="rob-p-top"),
+                    f" of {n:,} samples.",
+                ]
+            )
+        )
+    else:
+        lines.append(html.Div("No model has an overall score with these settings."))
+    rho_med = sc.get("spearman_vs_current_median")
+    rho_5 = sc.get("spearman_vs_current_5")
+    if rho_med is not None:
+        lines.append(
+            html.Div(
+                f"Sampled rankings vs the current one: Spearman ρ median {_fmt_num(rho_med)} "
+                f"(5% quantile {_fmt_num(rho_5)})."
+            )
+        )
+    n_loo = len(result.leave_one_out)
+    if n_loo:
+        ch = int(sc.get("leave_one_out_top_changes") or 0)
+        lines.append(
+            html.Div(
+                f"Leave one out: {ch} of {n_loo} removals "
+                f"change{'s' if ch == 1 else ''} the top model."
+            )
+        )
+    tau = sc.get("kendall_tau_vs_default")
+    if tau is not None:
+        lines.append(html.Div(f"These settings vs the defaults: Kendall τ {_fmt_num(tau)}."))
+    conc = float(st["concentration"])
+    conc_text = "fixed" if math.isinf(conc) else f"Dirichlet, concentration {conc:g}"
+    jit = float(st["threshold_jitter"]) * 100
+    n_thr = int(sc.get("jittered_thresholds") or 0)
+    thr_text = (
+        f"{n_thr} good/bad pairs moved by up to ±{jit:g}%"
+        + (
+            f" ({int(sc['threshold_draws']):,} threshold draws)"
+            if sc.get("threshold_draws")
+            else ""
+        )
+        if jit > 0 and n_thr
+        else "thresholds fixed"
+    )
+    secs = float(sc.get("seconds_monte_carlo") or 0) + float(sc.get("seconds_leave_one_out") or 0)
+    lines.append(
+        html.Div(
+            f"{n:,} samples, seed {st['seed']}: weights {conc_text} at every level; {thr_text}. "
+            f"{secs:.2f} s.",
+            className="rob-method",
+        )
+    )
+    return lines
+
+
+def results_view(result: RobustnessResult) -> html.Div:
+    """Everything a run shows: headline, rank figure, heat map, leave one out, all models."""
+    k = int(result.settings["top_k"])
+    graph_cfg = {"displaylogo": False, "responsive": True, "displayModeBar": False}
+    rank_fig = rank_figure(result.summary, k)
+    heat_fig = acceptability_figure(result.acceptability, result.summary)
+    return html.Div(
+        [
+            html.Div(headline(result), className="rob-headline"),
+            dcc.Graph(
+                id="rob-rank-fig",
+                figure=rank_fig,
+                config=graph_cfg,
+                style={"height": f"{rank_fig['layout']['height']}px"},
+            ),
+            dcc.Graph(
+                id="rob-heat-fig",
+                figure=heat_fig,
+                config=graph_cfg,
+                style={"height": f"{heat_fig['layout']['height']}px"},
+            ),
+            html.H3("Leave one out", className="rob-h3"),
+            html.P(
+                "The ranking with each category, and each benchmark, removed in turn (weight 0); "
+                "Kendall τ against the current ranking.",
+                className="rob-note",
+            ),
+            loo_table(result.leave_one_out),
+            html.Details(
+                [
+                    html.Summary(f"Every model ({len(result.summary)}) as a table"),
+                    summary_table(result.summary, k),
+                ],
+                className="rob-details",
+            ),
+        ],
+        className="rob-results-inner",
+    )
+
+
+def _error(text: str) -> html.Div:
+    return html.Div(text, className="rob-error", role="alert")

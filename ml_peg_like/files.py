@@ -23,7 +23,8 @@ _KINDS = (
 
 def megabytes(n: int) -> str:
     """``n`` bytes as a short figure in MB (2**20 bytes)."""
-    return f"{n / 2**20:.3g} MB"
+    mb = n / 2**20
+    return (f"{mb:.3g}" if mb < 1000 else f"{mb:.0f}") + " MB"
 
 
 def read_limited(

@@ -11,7 +11,6 @@ Bad input ends with exit code 2 and one line per problem on stderr, never a trac
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..errors import INPUT_ERRORS, report
 from . import compute, convert, robustness, score, serve, validate
@@ -39,7 +38,3 @@ def main(argv: list[str] | None = None) -> int:
         return report(exc)
     except KeyboardInterrupt:
         return 130
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,11 +16,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .config import Config, load_config
+from .config import Config, ModelRef, load_config
 from .errors import DataError, Problem
+from .files import megabytes, read_limited
 
 MISSING_TOKENS = {"", "nan", "na", "n/a", "null", "none"}
 MAX_REPORTED = 25
+#: the largest raw CSV (or models.csv) read, in MB, unless the environment variable
+#: :data:`MAX_RAW_ENV` says otherwise (an ML-PEG-scale raw CSV is well under 1 MB)
+MAX_RAW_MB = 256
+MAX_RAW_ENV = "ML_PEG_LIKE_MAX_RAW_MB"
 MAX_NAME = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -74,16 +80,35 @@ class RawData:
         )
 
 
-def _read_table(source, what: str) -> pd.DataFrame:
-    """Read a CSV as text cells (UTF-8, with or without BOM); errors name the file and line."""
-    name = str(source) if not hasattr(source, "read") else what
+def max_raw_bytes() -> int:
+    """The size limit of a raw CSV: :data:`MAX_RAW_MB`, or ``$ML_PEG_LIKE_MAX_RAW_MB``."""
+    text = os.environ.get(MAX_RAW_ENV, "").strip()
+    if not text:
+        return MAX_RAW_MB * 2**20
     try:
-        if hasattr(source, "read"):
-            data = source.read()
-        else:
-            data = Path(source).read_bytes()
-    except OSError as exc:
-        raise DataError([Problem(name, f"cannot read: {exc.strerror or exc}")]) from None
+        mb = float(text)
+    except ValueError:
+        mb = math.nan
+    if not (math.isfinite(mb) and mb > 0):
+        raise DataError([Problem(MAX_RAW_ENV, f"expected a number of MB > 0, got {text[:40]!r}")])
+    return int(mb * 2**20)
+
+
+def _read_table(source, what: str) -> pd.DataFrame:
+    """Read a CSV as text cells (UTF-8, with or without BOM); errors name the file and line.
+
+    A path must be a regular file of at most :func:`max_raw_bytes` (checked before reading)."""
+    name = str(source) if not hasattr(source, "read") else what
+    limit = max_raw_bytes()
+    if hasattr(source, "read"):
+        try:
+            data = source.read(limit + 1)
+        except OSError as exc:
+            raise DataError([Problem(name, f"cannot read: {exc.strerror or exc}")]) from None
+        if len(data) > limit:
+            raise DataError([Problem(name, f"larger than {megabytes(limit)} ({MAX_RAW_ENV})")])
+    else:
+        data = read_limited(source, limit, error=DataError)
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8-sig")
@@ -346,5 +371,24 @@ def load_dataset(path, raw_path=None, *, ignore_unknown: bool = False) -> tuple[
     return cfg, raw
 
 
-def is_finite_number(x) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+def model_ref_warnings(cfg: Config, raw: RawData) -> list[str]:
+    """One line per ``{model: NAME}`` threshold or parameter whose model is not in ``raw`` or
+    has no value for that metric (the metric then has no score for any model)."""
+    models = {m: i for i, m in enumerate(raw.models)}
+    values = raw.aligned(cfg)
+    out = []
+    for j, (c, b, m) in enumerate(cfg.iter_metrics()):
+        refs = [("good", m.good), ("bad", m.bad), *m.params.items()]
+        for field_name, ref in refs:
+            if not isinstance(ref, ModelRef):
+                continue
+            where = f"{c.name}/{b.name}/{m.name}.{field_name}"
+            i = models.get(ref.model)
+            if i is None:
+                why = f"no model {ref.model!r} in the raw data"
+            elif np.isnan(values[i, j]):
+                why = f"model {ref.model!r} has no value for {b.name}/{m.name}"
+            else:
+                continue
+            out.append(f"{where}: {{model: {ref.model}}}: {why}; the metric is left unscored")
+    return out

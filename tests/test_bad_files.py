@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -230,4 +232,158 @@ def test_cli_bad_raw_file_prints_one_line_per_problem_and_no_traceback(tmp_path)
     assert proc.stderr.strip().splitlines() == [
         f"error: {tmp_path / 'raw_metrics.csv'}:3: unknown benchmark 'Q'",
         f"error: {tmp_path / 'raw_metrics.csv'}:2: value 'x' is not a number",
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 16 findings: H1 (2 MB YAML list), L2 (huge integers), L3 (ports, FIFOs, devices, huge files)
+# ------------------------------------------------------------------------------------------------
+
+
+def cli_run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ml_peg_like", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env=env,
+    )
+
+
+def one_error_line(proc: subprocess.CompletedProcess) -> str:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    return lines[0]
+
+
+def test_h1_a_2mb_yaml_list_is_refused_within_a_second_with_a_clear_message(tmp_path):
+    from ml_peg_like.config import LIBYAML, MAX_CONFIG_BYTES, MAX_YAML_NODES
+
+    assert LIBYAML  # parsed by libyaml (CSafeLoader), not the pure-Python scanner
+    body = b"categories: [" + b",".join([b"1"] * 1_048_000) + b"]\n"
+    assert 2_000_000 < len(body) < MAX_CONFIG_BYTES  # the red team's 2,097,126-byte upload
+    t0 = time.process_time()
+    msg = config_problem(body)
+    assert time.process_time() - t0 < 1.0  # was 44 s of CPU and 780 MB
+    assert msg == (
+        f"<text>: too complex: more than {MAX_YAML_NODES:,} YAML values "
+        "(a full ML-PEG config has about 6,300): refused"
+    )
+    # the same file through the CLI: one line, exit 2
+    path = tmp_path / "big.yml"
+    path.write_bytes(body)
+    assert "too complex" in one_error_line(cli_run("validate", str(path)))
+
+
+def test_yaml_just_under_the_node_limit_still_loads():
+    from ml_peg_like.config import MAX_YAML_NODES, safe_load_yaml
+
+    n = MAX_YAML_NODES - 3  # + the mapping, its key and the list
+    assert len(safe_load_yaml("x: [" + ",".join(["1"] * n) + "]")["x"]) == n
+    assert "too complex" in config_problem("x: [" + ",".join(["1"] * (n + 1)) + "]")
+
+
+ZEROS = "1" + "0" * 400
+
+
+@pytest.mark.parametrize("command", ["validate", "score"])
+def test_l2_a_weight_of_401_digits_is_one_line_exit_2(tmp_path, command):
+    text = GOOD.replace("{good: 0, bad: 1}", f"{{good: 0, bad: 1, weight: {ZEROS}}}")
+    (tmp_path / "config.yml").write_text(text, encoding="utf-8")
+    (tmp_path / "raw_metrics.csv").write_text("model,benchmark,metric,value\na,B,m,1\n")
+    args = [command, str(tmp_path)] + (["--out", str(tmp_path / "o")] if command == "score" else [])
+    line = one_error_line(cli_run(*args))
+    assert line == (
+        f"error: {tmp_path / 'config.yml'}: C/B/m.weight: expected a finite number, "
+        "got an integer of about 401 digits"
+    ).replace(f"{tmp_path / 'config.yml'}: ", "")
+    # the same value from plain data (the page's state): a ConfigError, not an OverflowError
+    with pytest.raises(ConfigError, match="expected a finite number"):
+        mpl.config_from_dict({"categories": {"C": {"weight": 10**400, "benchmarks": {}}}})
+
+
+def test_l3_serve_with_port_99999_is_one_line_exit_2():
+    line = one_error_line(cli_run("serve", "--port", "99999"))
+    assert "--port" in line and "between 0 and 65535" in line and "99999" in line
+    assert "workers" in one_error_line(cli_run("serve", "--workers", "0"))
+
+
+def test_l3_a_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "config.yml"
+    os.mkfifo(fifo)  # no writer: reading it would hang
+    t0 = time.monotonic()
+    line = one_error_line(cli_run("validate", str(fifo)))
+    assert line == f"error: {fifo}: cannot read: a FIFO (named pipe), not a regular file"
+    (tmp_path / "c.yml").write_text(GOOD, encoding="utf-8")
+    line = one_error_line(cli_run("validate", str(tmp_path / "c.yml"), str(fifo)))
+    assert line == f"error: {fifo}: cannot read: a FIFO (named pipe), not a regular file"
+    assert time.monotonic() - t0 < 30  # two interpreter starts, no hang
+
+
+def test_l3_dev_zero_is_refused_at_once(tmp_path):
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero on this system")
+    line = one_error_line(cli_run("validate", "/dev/zero"))
+    assert line == "error: /dev/zero: cannot read: a character device, not a regular file"
+    (tmp_path / "c.yml").write_text(GOOD, encoding="utf-8")
+    line = one_error_line(cli_run("score", str(tmp_path / "c.yml"), "/dev/zero", "--out", "o"))
+    assert line == "error: /dev/zero: cannot read: a character device, not a regular file"
+
+
+def sparse(path, size: int):
+    with open(path, "wb") as fh:  # no disk used: the size alone must refuse it
+        fh.truncate(size)
+    return path
+
+
+def test_l3_a_1gb_config_is_refused_from_its_size(tmp_path):
+    path = sparse(tmp_path / "huge.yml", 2**30)
+    t0 = time.process_time()
+    with pytest.raises(ConfigError) as exc:
+        mpl.load_config(path)
+    assert time.process_time() - t0 < 0.5  # nothing read (was 1.1 GB RSS)
+    assert exc.value.lines() == [f"{path}: larger than 4 MB (1024 MB): refused"]
+
+
+def test_l3_raw_csv_size_limit_is_stated_and_configurable(tmp_path, monkeypatch):
+    from ml_peg_like.raw import MAX_RAW_ENV, MAX_RAW_MB
+
+    cfg = mpl.loads_config(GOOD)
+    assert MAX_RAW_MB == 256 and MAX_RAW_ENV == "ML_PEG_LIKE_MAX_RAW_MB"
+    big = sparse(tmp_path / "big.csv", 300 * 2**20)
+    with pytest.raises(DataError) as exc:
+        mpl.load_raw(big, cfg)
+    assert exc.value.lines() == [f"{big}: larger than 256 MB (300 MB): refused"]
+    small = tmp_path / "small.csv"
+    rows = b"".join(b"m%03d,B,m,1\n" % i for i in range(100))
+    small.write_bytes(b"model,benchmark,metric,value\n" + rows)  # 1,129 bytes
+    assert len(mpl.load_raw(small, cfg).models) == 100
+    monkeypatch.setenv(MAX_RAW_ENV, "0.001")  # int(0.001 * 2**20) = 1,048 bytes
+    with pytest.raises(DataError) as exc:
+        mpl.load_raw(small, cfg)
+    assert exc.value.lines() == [f"{small}: larger than 0.000999 MB (0.00108 MB): refused"]
+    monkeypatch.setenv(MAX_RAW_ENV, "lots")
+    with pytest.raises(DataError, match="ML_PEG_LIKE_MAX_RAW_MB: expected a number of MB > 0"):
+        mpl.load_raw(small, cfg)
+
+
+def test_validate_warns_about_thresholds_from_models_without_a_value(tmp_path):
+    (tmp_path / "config.yml").write_text(
+        "categories: {C: {benchmarks: {B: {metrics: {"
+        "m: {good: {model: Nope}, bad: 1}, n: {good: 0, bad: {model: b}}}}}}}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "raw_metrics.csv").write_text(
+        "model,benchmark,metric,value\na,B,m,1\na,B,n,2\nb,B,m,3\n", encoding="utf-8"
+    )
+    proc = cli_run("validate", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "warning: C/B/m.good: {model: Nope}: no model 'Nope' in the raw data; "
+        "the metric is left unscored",
+        "warning: C/B/n.bad: {model: b}: model 'b' has no value for B/n; "
+        "the metric is left unscored",
     ]

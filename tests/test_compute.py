@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ml_peg_like import metrics as m
-from ml_peg_like.cli_compute import add_compute_parser, run_compute
+from ml_peg_like.cli.compute import add_parser as add_compute_parser
+from ml_peg_like.cli.compute import run as run_compute
 from ml_peg_like.compute import (
     MISSING_METRIC,
     compute_raw_metrics,

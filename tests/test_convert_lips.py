@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ml_peg_like as mpl
-from ml_peg_like.cli_convert import main as convert_main
+from ml_peg_like.cli.convert import main as convert_main
 from ml_peg_like.errors import DataError
 from ml_peg_like.io.lips import lips_to_dataset, parse_threshold
 

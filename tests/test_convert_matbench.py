@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 import ml_peg_like as mpl
-from ml_peg_like.cli_convert import main as convert_main
+from ml_peg_like.cli.convert import main as convert_main
 from ml_peg_like.errors import DataError
 from ml_peg_like.io.matbench import matbench_to_dataset, nice_ceil
 

@@ -58,9 +58,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..cli_convert import Converted, Reporter, clean_name, read_text
 from ..errors import DataError, Problem
 from ..raw import MISSING_TOKENS
+from .common import Converted, Reporter, clean_name, read_text
 
 _LOWER = {"min", "minimize", "minimise", "lower", "less"}
 _HIGHER = {"max", "maximize", "maximise", "higher", "greater"}

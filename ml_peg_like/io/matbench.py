@@ -27,7 +27,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..cli_convert import (
+from ..aggregation import INVALIDATE
+from ..errors import DataError, Problem
+from .common import (
     NOT_A_NUMBER,
     Converted,
     Reporter,
@@ -35,7 +37,6 @@ from ..cli_convert import (
     clean_name,
     read_yaml_file,
 )
-from ..errors import DataError, Problem
 
 # CPS: (category, subset, metric, category weight, good, bad)
 CPS_TERMS = (
@@ -482,7 +483,7 @@ def _build_config(groups, values) -> tuple[dict[str, Any], dict]:
         "title": "Matbench Discovery",
         "description": "Matbench Discovery model metrics. The default weights make the overall score "
         "the Combined Performance Score: CPS = 0.5 F1 + 0.4 (1 - κ_SRME/2) + 0.1 clip(1 - RMSD/0.15).",
-        "missing": "invalidate",
+        "missing": INVALIDATE,
         "categories": categories,
         "presets": presets,
     }

@@ -20,366 +20,29 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..cli_convert import (
-    NOT_A_NUMBER,
-    Converted,
-    Reporter,
-    as_number,
-    clean_name,
-    read_json_file,
-    read_yaml_file,
+from ..aggregation import INVALIDATE
+from ..errors import DataError, MlPegLikeError, Problem
+from ..scoring import score
+from .common import NOT_A_NUMBER, Converted, Reporter, as_number, clean_name, read_json_file
+from .mlpeg_configs import (
+    AppConfig,
+    CategoryNames,
+    analysis_index,
+    analysis_metric,
+    level_of_theory,
+    metric_dict,
+    mlpeg_config_from_analysis,
+    read_metrics_yml,
+    text_value,
+    threshold_value,
+    tooltip_text,
+    unique_bench,
+    weight_value,
 )
-from ..errors import DataError, Problem
+
+__all__ = ["compare_stored_scores", "mlpeg_config_from_analysis", "mlpeg_to_dataset"]
 
 RESERVED_COLUMNS = {"MLIP", "id", "Score"}
-
-
-# ------------------------------------------------------------------------------------------------
-# Metric settings
-# ------------------------------------------------------------------------------------------------
-
-
-def _text(value: Any) -> str | None:
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, str | int | float):
-        text = str(value).strip()
-        return text or None
-    return None
-
-
-def _tooltip(value: Any) -> str | None:
-    """A tooltip_header entry: ``{"value": "...", "type": "markdown"}`` or plain text."""
-    if isinstance(value, Mapping):
-        value = value.get("value")
-    return _text(value)
-
-
-def _lot(entry: Mapping) -> str | None:
-    """level_of_theory, also when spelled ``level of theory`` (as in one ML-PEG file)."""
-    for key in ("level_of_theory", "level of theory", "level-of-theory"):
-        if key in entry and _text(entry[key]) is not None:
-            return _text(entry[key])
-    return None
-
-
-def _metric_dict(
-    good: float,
-    bad: float,
-    weight: float,
-    unit: str | None,
-    description: str | None,
-    lot: str | None,
-) -> dict[str, Any]:
-    d: dict[str, Any] = {"good": good, "bad": bad, "weight": weight}
-    if unit is not None:
-        d["unit"] = unit
-    if description is not None:
-        d["description"] = description
-    if lot is not None:
-        d["meta"] = {"level_of_theory": lot}
-    return d
-
-
-def _threshold(value: Any, where: str, reporter: Reporter) -> float | None:
-    v = as_number(value)
-    if v is NOT_A_NUMBER:
-        if isinstance(value, str):
-            try:
-                return float(value.strip())
-            except ValueError:
-                pass
-        reporter.warn(where, f"threshold {value!r} is not a number")
-        return None
-    if v is not None and math.isinf(v):
-        reporter.warn(where, "infinite threshold")
-        return None
-    return v
-
-
-def _weight(value: Any, where: str, reporter: Reporter, default: float = 1.0) -> float:
-    if value is None:
-        return default
-    v = as_number(value)
-    if v is NOT_A_NUMBER and isinstance(value, str):
-        try:
-            v = float(value.strip())
-        except ValueError:
-            v = NOT_A_NUMBER
-    if v is NOT_A_NUMBER or v is None or not math.isfinite(v) or v < 0:
-        reporter.warn(where, f"weight {value!r} is not a number >= 0: {default:g} used")
-        return default
-    return v
-
-
-# ------------------------------------------------------------------------------------------------
-# ML-PEG app config (categories) and analysis config (metrics.yml)
-# ------------------------------------------------------------------------------------------------
-
-
-class AppConfig:
-    """``configs/app``: category titles, descriptions, weights, benchmark weights; presets."""
-
-    def __init__(self, app_dir: str | Path | None, reporter: Reporter):
-        self.categories: dict[str, dict[str, Any]] = {}
-        self.presets: dict[str, list[str]] = {}
-        self.reporter = reporter
-        self.dir = Path(app_dir) if app_dir is not None else None
-        if self.dir is None:
-            return
-        if not self.dir.is_dir():
-            raise DataError([Problem(str(self.dir), "--app-config: not a directory")])
-        for sub in sorted(p for p in self.dir.iterdir() if p.is_dir()):
-            f = sub / f"{sub.name}.yml"
-            if not f.is_file():
-                alt = sub / f"{sub.name}.yaml"
-                if not alt.is_file():
-                    continue
-                f = alt
-            data = read_yaml_file(f, reporter)
-            if data is None:
-                continue
-            if not isinstance(data, Mapping):
-                reporter.malformed(f, "expected a mapping with title, description, weight")
-                continue
-            self.categories[sub.name] = {"_file": f, **data}
-        presets_file = self.dir / "utils" / "weight_presets.yml"
-        if presets_file.is_file():
-            data = read_yaml_file(presets_file, reporter)
-            if data is not None and not isinstance(data, Mapping):
-                reporter.malformed(
-                    presets_file, "expected a mapping of preset name to category titles"
-                )
-            elif data:
-                for name, titles in data.items():
-                    if isinstance(titles, str):
-                        titles = [titles]
-                    if not isinstance(titles, list):
-                        reporter.warn(
-                            presets_file, f"preset {name!r}: expected a list of titles: skipped"
-                        )
-                        continue
-                    self.presets[str(name)] = [str(t) for t in titles if t is not None]
-
-    def title(self, folder: str) -> str | None:
-        entry = self.categories.get(folder)
-        return _text(entry.get("title")) if entry else None
-
-    def entry(self, folder: str) -> Mapping[str, Any]:
-        return self.categories.get(folder, {})
-
-    def all_titles(self) -> set[str]:
-        return {t for t in (self.title(f) for f in self.categories) if t}
-
-
-def _analysis_index(analysis_dir: str | Path | None) -> dict[tuple[str, str], Path]:
-    if analysis_dir is None:
-        return {}
-    root = Path(analysis_dir)
-    if not root.is_dir():
-        raise DataError([Problem(str(root), "--thresholds: not a directory")])
-    index: dict[tuple[str, str], Path] = {}
-    for f in sorted(root.rglob("metrics.yml")) + sorted(root.rglob("metrics.yaml")):
-        index.setdefault((f.parent.parent.name, f.parent.name), f)
-    return index
-
-
-def _read_metrics_yml(path: Path, reporter: Reporter) -> dict[str, Mapping[str, Any]] | None:
-    data = read_yaml_file(path, reporter)
-    if data is None:
-        return None
-    metrics = data.get("metrics") if isinstance(data, Mapping) else None
-    if not isinstance(metrics, Mapping):
-        reporter.malformed(path, "expected a 'metrics:' mapping")
-        return None
-    out = {}
-    for k, v in metrics.items():
-        if isinstance(v, Mapping):
-            out[str(k)] = v
-        else:
-            reporter.warn(path, f"metric {k!r}: expected a mapping of settings: skipped")
-    return out
-
-
-class _Categories:
-    """Category folder -> config name (the app title when given), weight, description, and the
-    benchmark weights; keeps names unique."""
-
-    def __init__(self, app: AppConfig, reporter: Reporter):
-        self.app = app
-        self.reporter = reporter
-        self.names: dict[str, str] = {}
-
-    def name(self, folder: str) -> str:
-        if folder in self.names:
-            return self.names[folder]
-        name = folder
-        if self.app.dir is not None:
-            title = self.app.title(folder)
-            if title is None:
-                self.reporter.warn(
-                    self.app.dir / folder,
-                    f"no app config (or title) for category {folder!r}: the folder name is used",
-                )
-            elif title in self.names.values():
-                self.reporter.warn(
-                    self.app.dir / folder, f"title {title!r} is taken: the folder name is used"
-                )
-            else:
-                name = title
-        if name in self.names.values():
-            name = f"{name} ({folder})"
-        self.names[folder] = name
-        return name
-
-    def settings(self, folder: str) -> dict[str, Any]:
-        entry = self.app.entry(folder)
-        where = entry.get("_file", folder)
-        out: dict[str, Any] = {
-            "weight": _weight(entry.get("weight"), f"{where}: weight", self.reporter)
-        }
-        desc = _text(entry.get("description"))
-        if desc is not None:
-            out["description"] = desc
-        return out
-
-    def bench_weight(self, folder: str, bench: str) -> float:
-        entry = self.app.entry(folder)
-        bw = entry.get("benchmark_weights")
-        if isinstance(bw, Mapping) and bench in bw:
-            return _weight(
-                bw[bench], f"{entry.get('_file', folder)}: benchmark_weights.{bench}", self.reporter
-            )
-        return 1.0
-
-    def presets(self, present: dict[str, str]) -> dict[str, dict[str, dict[str, float]]]:
-        """ML-PEG presets (titles that stay weight 1, every other category 0) for the categories
-        present in the config (``present``: folder -> config name)."""
-        out: dict[str, dict[str, dict[str, float]]] = {}
-        known = self.app.all_titles()
-        where = (self.app.dir / "utils" / "weight_presets.yml") if self.app.dir else "presets"
-        for pname, titles in self.app.presets.items():
-            for t in titles:
-                if t not in known:
-                    self.reporter.warn(
-                        where, f"preset {pname!r}: title {t!r} matches no category: ignored"
-                    )
-            keep = set(titles)
-            changes = {}
-            for folder, cname in present.items():
-                title = self.app.title(folder) or folder
-                changes[cname] = {"weight": 1.0 if (title in keep or cname in keep) else 0.0}
-            if changes:
-                if not any(c["weight"] for c in changes.values()):
-                    self.reporter.warn(
-                        where,
-                        f"preset {pname!r} keeps none of the categories converted: "
-                        "it leaves every overall score missing",
-                    )
-                out[pname] = changes
-        return out
-
-
-# ------------------------------------------------------------------------------------------------
-# Full config from configs/analysis + configs/app (no tables)
-# ------------------------------------------------------------------------------------------------
-
-
-def mlpeg_config_from_analysis(
-    analysis_dir: str | Path,
-    app_dir: str | Path | None = None,
-    *,
-    warnings: list[str] | None = None,
-    strict: bool = False,
-) -> dict[str, Any]:
-    """The full ML-PEG scoring tree (every category, benchmark and metric of
-    ``configs/analysis``) as a native config dict; categories titled, weighted and given presets
-    from ``configs/app`` when ``app_dir`` is given. Warnings are appended to ``warnings``."""
-    reporter = Reporter(strict)
-    root = Path(analysis_dir)
-    if not root.is_dir():
-        raise DataError([Problem(str(root), "not a directory")])
-    app = AppConfig(app_dir, reporter)
-    cats = _Categories(app, reporter)
-    categories: dict[str, Any] = {}
-    present: dict[str, str] = {}
-    seen_bench: set[str] = set()
-    for (cfolder, bfolder), path in sorted(_analysis_index(root).items()):
-        metrics = _read_metrics_yml(path, reporter)
-        if metrics is None:
-            continue
-        mdicts: dict[str, Any] = {}
-        for mkey, entry in metrics.items():
-            mname = clean_name(mkey, f"{path}: {mkey}", reporter)
-            if mname is None:
-                continue
-            md = _analysis_metric(entry, None, f"{path}: {mname}", reporter)
-            if md is not None:
-                mdicts[mname] = md
-        if not mdicts:
-            reporter.warn(path, "no usable metric: benchmark skipped")
-            continue
-        bname = _unique_bench(bfolder, cfolder, seen_bench, path, reporter)
-        cname = cats.name(cfolder)
-        present[cfolder] = cname
-        cat = categories.setdefault(cname, {**cats.settings(cfolder), "benchmarks": {}})
-        cat["benchmarks"][bname] = {
-            "weight": cats.bench_weight(cfolder, bfolder),
-            "metrics": mdicts,
-        }
-    reporter.raise_errors()
-    if not categories:
-        raise DataError([Problem(str(root), "no <category>/<benchmark>/metrics.yml found")])
-    config: dict[str, Any] = {
-        "title": "ML-PEG",
-        "description": "ML-PEG's benchmarks, thresholds and weights (from its analysis configs)",
-        "missing": "invalidate",
-        "categories": categories,
-    }
-    presets = cats.presets(present)
-    if presets:
-        config["presets"] = presets
-    if warnings is not None:
-        warnings.extend(reporter.warnings)
-    return config
-
-
-def _analysis_metric(
-    entry: Mapping[str, Any], base: dict[str, Any] | None, where: str, reporter: Reporter
-) -> dict[str, Any] | None:
-    """A metric dict from a metrics.yml entry, over ``base`` (the table's settings) if given."""
-    base = dict(base or {})
-    good = (
-        _threshold(entry["good"], f"{where}.good", reporter)
-        if "good" in entry
-        else base.get("good")
-    )
-    bad = _threshold(entry["bad"], f"{where}.bad", reporter) if "bad" in entry else base.get("bad")
-    if "weight" in entry:
-        weight = _weight(entry.get("weight"), f"{where}.weight", reporter, base.get("weight", 1.0))
-    else:
-        weight = base.get("weight", 1.0)
-    unit = base.get("unit") or _text(entry.get("unit"))
-    desc = base.get("description") or _text(entry.get("tooltip") or entry.get("description"))
-    lot = (base.get("meta") or {}).get("level_of_theory") or _lot(entry)
-    if good is None or bad is None:
-        reporter.warn(where, "no good/bad thresholds: metric skipped")
-        return None
-    if good == bad:
-        reporter.warn(where, f"good and bad are equal ({good:g}): metric skipped")
-        return None
-    return _metric_dict(good, bad, weight, unit, desc, lot)
-
-
-def _unique_bench(bench: str, cat: str, seen: set[str], where, reporter: Reporter) -> str:
-    name = bench
-    if name in seen:
-        name = f"{bench} ({cat})"
-        reporter.warn(
-            where, f"benchmark name {bench!r} is used in another category: named {name!r}"
-        )
-    seen.add(name)
-    return name
 
 
 # ------------------------------------------------------------------------------------------------
@@ -406,8 +69,8 @@ def mlpeg_to_dataset(
             [Problem(str(src), "not a directory of <category>/<benchmark>/*_table.json")]
         )
     app = AppConfig(app_dir, reporter)
-    cats = _Categories(app, reporter)
-    analysis = _analysis_index(thresholds_dir)
+    cats = CategoryNames(app, reporter)
+    analysis = analysis_index(thresholds_dir)
     analysis_by_bench: dict[str, Path] = {}
     for (_c, b), p in analysis.items():
         analysis_by_bench.setdefault(b, p)
@@ -470,7 +133,7 @@ def mlpeg_to_dataset(
             continue
 
         ana_path = analysis.get((cfolder, bfolder)) or analysis_by_bench.get(bfolder)
-        ana = _read_metrics_yml(ana_path, reporter) if ana_path is not None else None
+        ana = read_metrics_yml(ana_path, reporter) if ana_path is not None else None
 
         # metric order: the table's column order, then the remaining thresholds
         order: list[str] = []
@@ -494,21 +157,23 @@ def mlpeg_to_dataset(
             t = thresholds.get(key)
             t = t if isinstance(t, Mapping) else {}
             base: dict[str, Any] = {
-                "good": _threshold(t.get("good"), f"{where}.good", reporter)
+                "good": threshold_value(t.get("good"), f"{where}.good", reporter)
                 if t.get("good") is not None
                 else None,
-                "bad": _threshold(t.get("bad"), f"{where}.bad", reporter)
+                "bad": threshold_value(t.get("bad"), f"{where}.bad", reporter)
                 if t.get("bad") is not None
                 else None,
-                "weight": _weight(weights.get(key, t.get("weight")), f"{where}.weight", reporter),
-                "unit": _text(t.get("unit")),
-                "description": _tooltip(tooltips.get(key)),
+                "weight": weight_value(
+                    weights.get(key, t.get("weight")), f"{where}.weight", reporter
+                ),
+                "unit": text_value(t.get("unit")),
+                "description": tooltip_text(tooltips.get(key)),
             }
-            lot = _lot(t) or _text(mlots.get(key))
+            lot = level_of_theory(t) or text_value(mlots.get(key))
             if lot is not None:
                 base["meta"] = {"level_of_theory": lot}
             if ana is not None and key in ana:
-                md = _analysis_metric(ana[key], base, f"{ana_path}: {key}", reporter)
+                md = analysis_metric(ana[key], base, f"{ana_path}: {key}", reporter)
             else:
                 if base["good"] is None or base["bad"] is None:
                     reporter.warn(where, "no good/bad thresholds: metric skipped")
@@ -518,7 +183,7 @@ def mlpeg_to_dataset(
                         where, f"good and bad are equal ({base['good']:g}): metric skipped"
                     )
                     continue
-                md = _metric_dict(
+                md = metric_dict(
                     base["good"],
                     base["bad"],
                     base["weight"],
@@ -547,11 +212,11 @@ def mlpeg_to_dataset(
             reporter.warn(path, "no metric with thresholds: benchmark skipped")
             continue
 
-        bname = _unique_bench(bfolder, cfolder, seen_bench, path, reporter)
+        bname = unique_bench(bfolder, cfolder, seen_bench, path, reporter)
         cname = cats.name(cfolder)
         present[cfolder] = cname
         cat = categories.setdefault(cname, {**cats.settings(cfolder), "benchmarks": {}})
-        desc = _text(table.get("description"))
+        desc = text_value(table.get("description"))
         bdict: dict[str, Any] = {"weight": cats.bench_weight(cfolder, bfolder)}
         if desc:
             bdict["description"] = desc
@@ -567,7 +232,7 @@ def mlpeg_to_dataset(
             if not isinstance(row, Mapping):
                 reporter.warn(path, f"data[{i}] is not an object: skipped")
                 continue
-            ident = row.get("id") if _text(row.get("id")) is not None else row.get("MLIP")
+            ident = row.get("id") if text_value(row.get("id")) is not None else row.get("MLIP")
             model = (
                 clean_name(ident, f"{path}: data[{i}].id", reporter) if ident is not None else None
             )
@@ -581,10 +246,10 @@ def mlpeg_to_dataset(
             if model not in display:
                 display[model] = Counter()
                 model_order.append(model)
-            mlip = _text(row.get("MLIP"))
+            mlip = text_value(row.get("MLIP"))
             if mlip is not None:
                 display[model][mlip] += 1
-                lot = _text(mlots_model.get(mlip))
+                lot = text_value(mlots_model.get(mlip))
                 if lot is not None:
                     lot_of_model.setdefault(model, lot)
             for name, key in metric_keys.items():
@@ -607,7 +272,7 @@ def mlpeg_to_dataset(
     config: dict[str, Any] = {
         "title": "ML-PEG",
         "description": f"Converted from ML-PEG app tables ({src.name})",
-        "missing": "invalidate",
+        "missing": INVALIDATE,
         "categories": categories,
     }
     presets = cats.presets(present)
@@ -635,8 +300,6 @@ def compare_stored_scores(conv: Converted, tol: float = 1e-9):
 
     Returns (n compared, n missing on both sides, [mismatch descriptions], max abs difference).
     """
-    from ..scoring import score
-
     cfg, raw = conv.build()
     res = score(raw, cfg)
     bench = res.benchmarks
@@ -662,3 +325,21 @@ def compare_stored_scores(conv: Converted, tol: float = 1e-9):
         if d > tol:
             mismatches.append(f"{b}/{model}: ML-PEG Score {stored:.10g}, ours {ours:.10g}")
     return n, both_missing, mismatches, max_diff
+
+
+def stored_scores_report(conv: Converted) -> list[str]:
+    """Lines comparing the converted data's scores with the Score ML-PEG stored in each table."""
+    try:
+        n, n_missing_ok, mismatches, max_diff = compare_stored_scores(conv)
+    except MlPegLikeError:  # the dataset does not load: write_dataset reports why
+        return []
+    if not n:
+        return []
+    line = f"ML-PEG stored Score: {n - len(mismatches)}/{n} model-benchmark scores reproduced"
+    line += f" (max |difference| {max_diff:.3g}; {n_missing_ok} missing on both sides)"
+    out = [line]
+    for m in mismatches[:10]:
+        out.append(f"  differs: {m}")
+    if mismatches:
+        out.append("  (expected when --thresholds changes the tables' thresholds or weights)")
+    return out

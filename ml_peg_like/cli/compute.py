@@ -10,10 +10,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .errors import INPUT_ERRORS, report
+from ..compute import compute_raw_metrics, load_predictions, load_spec, write_raw_metrics
+from ..errors import INPUT_ERRORS, report
 
 
-def add_compute_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``compute`` sub-command to an argparse ``subparsers`` object."""
     p = subparsers.add_parser(
         "compute",
@@ -32,14 +33,12 @@ def add_compute_parser(subparsers) -> argparse.ArgumentParser:
         default="raw_metrics.csv",
         help="output CSV (default: raw_metrics.csv; '-' writes to standard output)",
     )
-    p.set_defaults(func=run_compute)
+    p.set_defaults(func=run)
     return p
 
 
-def run_compute(args) -> int:
+def run(args) -> int:
     """Run ``compute``; 0 on success, 2 (one line per problem on stderr) on bad input."""
-    from .compute import compute_raw_metrics, load_predictions, load_spec, write_raw_metrics
-
     try:
         spec = load_spec(args.spec)
         predictions = load_predictions(args.predictions)

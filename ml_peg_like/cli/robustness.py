@@ -16,25 +16,21 @@ import math
 import sys
 from pathlib import Path
 
-from .errors import ConfigError, Problem
+from ..errors import ConfigError, Problem
+from ..raw import load_dataset
+from ..robustness import (
+    DEFAULT_CONCENTRATION,
+    DEFAULT_SAMPLES,
+    DEFAULT_THRESHOLD_JITTER,
+    DEFAULT_TOP_K,
+    JITTER_SCALES,
+    rank_robustness,
+)
+from .common import number
 
 
-def _float(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-
-
-def add_robustness_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``robustness`` sub-command to an argparse ``subparsers`` object."""
-    from .robustness import (
-        DEFAULT_CONCENTRATION,
-        DEFAULT_SAMPLES,
-        DEFAULT_THRESHOLD_JITTER,
-        DEFAULT_TOP_K,
-        JITTER_SCALES,
-    )
 
     p = subparsers.add_parser(
         "robustness",
@@ -55,13 +51,13 @@ def add_robustness_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help="k of P(top k)")
     p.add_argument(
         "--concentration",
-        type=_float,
+        type=number,
         default=DEFAULT_CONCENTRATION,
         help="Dirichlet concentration of the weights (large = close to the current; inf = fixed)",
     )
     p.add_argument(
         "--threshold-jitter",
-        type=_float,
+        type=number,
         default=DEFAULT_THRESHOLD_JITTER,
         help="move each good/bad threshold by up to +-X (0.1 = 10%%; 0 = fixed thresholds)",
     )
@@ -90,7 +86,7 @@ def add_robustness_parser(subparsers) -> argparse.ArgumentParser:
         help="skip rows naming an unknown benchmark or metric (with a warning) instead of failing",
     )
     p.add_argument("--out", required=True, help="output directory")
-    p.set_defaults(func=run_robustness)
+    p.set_defaults(func=run)
     return p
 
 
@@ -114,12 +110,9 @@ def _load_changes(text: str) -> dict:
     return data
 
 
-def run_robustness(args) -> int:
+def run(args) -> int:
     """Run ``robustness``; 0 on success, 2 (one line per problem on stderr) on bad input."""
-    from .raw import load_dataset
-    from .robustness import rank_robustness
-
-    # bad input raises MlPegLikeError: cli.main prints one line per problem and exits 2
+    # bad input raises MlPegLikeError: ml_peg_like.cli.main prints one line per problem and exits 2
     base, raw = load_dataset(args.config, args.raw, ignore_unknown=args.ignore_unknown)
     for w in raw.warnings:
         print(f"warning: {w}", file=sys.stderr)

@@ -1,0 +1,34 @@
+"""``ml-peg-like serve [CONFIG [RAW]]``: the dashboard (the embedded demo data by default)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..raw import load_dataset
+from ..resources import demo_dir
+from .common import add_data_args, integer_in
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("serve", help="serve the dashboard (default: the embedded demo data)")
+    add_data_args(p, config_optional=True)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=integer_in(0, 65535), default=8050)
+    p.add_argument(
+        "--workers",
+        type=integer_in(1),
+        default=1,
+        help="worker processes (gunicorn when > 1)",
+    )
+    p.add_argument("--debug", action="store_true", help="Dash debug mode (never in production)")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args) -> int:
+    cfg, raw = load_dataset(args.config or demo_dir(), args.raw, ignore_unknown=args.ignore_unknown)
+    from ..dashboard import serve  # the engine imports no Dash: only `serve` needs it
+
+    return (
+        serve(cfg, raw, host=args.host, port=args.port, debug=args.debug, workers=args.workers) or 0
+    )

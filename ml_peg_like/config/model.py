@@ -1,0 +1,208 @@
+"""The scoring tree (categories > benchmarks > metrics) and its functional edits.
+
+``with_threshold``, ``with_weight``, ``with_params`` and ``apply_changes`` return new, fully
+validated configs; ``diff`` gives the changes between two configs of the same tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+from ..aggregation import DEFAULT_POLICY, is_skip
+from ..errors import ConfigError, Problem
+from .fields import parse_metric, parse_weight
+from .nodes import Benchmark, Category, Metric, metric_to_dict, to_yaml_value
+
+
+@dataclass(frozen=True)
+class Config:
+    categories: tuple[Category, ...]
+    title: str = "Benchmark"
+    description: str | None = None
+    missing: str = DEFAULT_POLICY
+    scale: float = 1.0
+    presets: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+
+    # ---- navigation -------------------------------------------------------------------------
+    @cached_property
+    def _paths(self) -> dict[str, Category | Benchmark | Metric]:
+        """Full key path -> node, in config order."""
+        out: dict[str, Category | Benchmark | Metric] = {}
+        for c in self.categories:
+            out[c.name] = c
+            for b in c.benchmarks:
+                out[f"{c.name}/{b.name}"] = b
+                for m in b.metrics:
+                    out[f"{c.name}/{b.name}/{m.name}"] = m
+        return out
+
+    @cached_property
+    def _index(self) -> dict[str, Category | Benchmark | Metric]:
+        """Full paths plus the short forms ``Benchmark`` and ``Benchmark/Metric`` (benchmark
+        names are unique); a full path wins over a short form that reads the same."""
+        idx = dict(self._paths)
+        for c in self.categories:
+            for b in c.benchmarks:
+                idx.setdefault(b.name, b)
+                for m in b.metrics:
+                    idx.setdefault(f"{b.name}/{m.name}", m)
+        return idx
+
+    @cached_property
+    def _path_of(self) -> dict[int, str]:
+        return {id(n): p for p, n in self._paths.items()}
+
+    def node(self, path: str) -> Category | Benchmark | Metric:
+        """The category, benchmark or metric at ``path`` (KeyError if none)."""
+        try:
+            return self._index[path]
+        except (KeyError, TypeError):
+            raise KeyError(path) from None
+
+    def full_path(self, path: str) -> str:
+        """The canonical ``Category/Benchmark/Metric`` form of a (possibly short) path."""
+        return self._path_of[id(self.node(path))]
+
+    def metric_paths(self) -> list[str]:
+        """Full key paths of every metric, in config order."""
+        return [
+            f"{c.name}/{b.name}/{m.name}"
+            for c in self.categories
+            for b in c.benchmarks
+            for m in b.metrics
+        ]
+
+    def metric_columns(self) -> list[str]:
+        """``Benchmark/Metric`` column keys of every metric, in config order."""
+        return [
+            f"{b.name}/{m.name}" for c in self.categories for b in c.benchmarks for m in b.metrics
+        ]
+
+    def metric_ids(self) -> list[tuple[str, str]]:
+        """(benchmark, metric) pairs in config order: the identity of a raw-data column."""
+        return [(b.name, m.name) for c in self.categories for b in c.benchmarks for m in b.metrics]
+
+    def benchmark_names(self) -> list[str]:
+        return [b.name for c in self.categories for b in c.benchmarks]
+
+    def category_names(self) -> list[str]:
+        return [c.name for c in self.categories]
+
+    def iter_metrics(self):
+        """Yield (category, benchmark, metric) in config order."""
+        for c in self.categories:
+            for b in c.benchmarks:
+                for m in b.metrics:
+                    yield c, b, m
+
+    def policy(self, category: Category) -> str:
+        return category.missing or self.missing
+
+    @property
+    def uses_skip(self) -> bool:
+        return is_skip(self.missing) or any(is_skip(c.missing or "") for c in self.categories)
+
+    # ---- functional updates -------------------------------------------------------------------
+    def _replace_nodes(self, new: dict[int, Category | Benchmark | Metric]) -> Config:
+        """A config with the nodes whose id() is a key of ``new`` replaced (one tree rebuild)."""
+        cats = []
+        for c in self.categories:
+            benches = []
+            for b in c.benchmarks:
+                metrics = tuple(new.get(id(m), m) for m in b.metrics)
+                nb = new.get(id(b), b)
+                if any(x is not y for x, y in zip(metrics, b.metrics, strict=True)):
+                    nb = replace(nb, metrics=metrics)
+                benches.append(nb)
+            nc = new.get(id(c), c)
+            if any(x is not y for x, y in zip(benches, c.benchmarks, strict=True)):
+                nc = replace(nc, benchmarks=tuple(benches))
+            cats.append(nc)
+        return replace(self, categories=tuple(cats))
+
+    def with_threshold(self, path: str, *, good: Any = None, bad: Any = None) -> Config:
+        """A new config with the metric's good and/or bad threshold changed (validated)."""
+        fields = {}
+        if good is not None:
+            fields["good"] = good
+        if bad is not None:
+            fields["bad"] = bad
+        return self.apply_changes({path: fields})
+
+    def with_weight(self, path: str, weight: Any) -> Config:
+        """A new config with the weight of the category, benchmark or metric at ``path``."""
+        return self.apply_changes({path: {"weight": weight}})
+
+    def with_params(self, path: str, **params: Any) -> Config:
+        """A new config with normaliser parameters of the metric at ``path`` changed."""
+        return self.apply_changes({path: params})
+
+    def apply_changes(self, changes: Mapping[str, Mapping[str, Any]]) -> Config:
+        """Apply ``{path: {field: value}}`` and return the new, fully validated config.
+
+        Raises ConfigError listing every bad path or value (``path.field: message``).
+        """
+        problems: list[Problem] = []
+        if not isinstance(changes, Mapping):
+            raise ConfigError([Problem("changes", "expected a mapping of key path to fields")])
+        merged: dict[str, dict[str, Any]] = {}  # full path -> fields (short paths resolved)
+        for path, fields in changes.items():
+            if not isinstance(path, str):
+                problems.append(Problem(str(path)[:80], "key path must be text"))
+                continue
+            try:
+                full = self.full_path(path)
+            except KeyError:
+                problems.append(Problem(path[:200], "no such category, benchmark or metric"))
+                continue
+            if not isinstance(fields, Mapping):
+                problems.append(Problem(path[:200], "expected a mapping of field to value"))
+                continue
+            merged.setdefault(full, {}).update({str(k): v for k, v in fields.items()})
+        replaced: dict[int, Category | Benchmark | Metric] = {}
+        for full, fields in merged.items():
+            node = self._paths[full]
+            if isinstance(node, Metric):
+                raw = metric_to_dict(node)
+                raw.update(fields)
+                new = parse_metric(node.name, raw, full, problems)
+            else:
+                updates: dict[str, Any] = {}
+                for k, v in fields.items():
+                    if k != "weight":
+                        problems.append(
+                            Problem(f"{full}.{k}"[:300], "only 'weight' can be changed here")
+                        )
+                        continue
+                    updates["weight"] = parse_weight(v, f"{full}.weight", problems)
+                new = replace(node, **updates) if updates else node
+            if new is not None and new is not node:
+                replaced[id(node)] = new
+        if problems:
+            raise ConfigError(problems)
+        return self._replace_nodes(replaced) if replaced else self
+
+    def diff(self, other: Config) -> dict[str, dict[str, Any]]:
+        """The changes that turn ``self`` into ``other`` (same tree, different values)."""
+        out: dict[str, dict[str, Any]] = {}
+        for path, node in self._paths.items():
+            try:
+                o = other.node(path)
+            except KeyError:
+                continue
+            d: dict[str, Any] = {}
+            if o.weight != node.weight:
+                d["weight"] = o.weight
+            if isinstance(node, Metric) and isinstance(o, Metric):
+                for f in ("good", "bad"):
+                    if getattr(o, f) != getattr(node, f):
+                        d[f] = to_yaml_value(getattr(o, f))
+                for k in set(node.params) | set(o.params):
+                    if node.params.get(k) != o.params.get(k):
+                        d[k] = to_yaml_value(o.params.get(k))
+            if d:
+                out[path] = d
+        return out

@@ -58,6 +58,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..aggregation import INVALIDATE
 from ..errors import DataError, Problem
 from ..raw import MISSING_TOKENS
 from .common import Converted, Reporter, clean_name, read_text
@@ -259,7 +260,7 @@ def lips_to_dataset(
         "title": title,
         "description": "Traffic-light thresholds from a LIPS scoring configuration: 1 green, 0.5 orange, 0 red; "
         "a benchmark of N equal-weight metrics scores (2 Ng + No) / (2 N).",
-        "missing": "invalidate",
+        "missing": INVALIDATE,
         "categories": categories,
     }
     reporter.raise_errors()

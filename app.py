@@ -14,8 +14,9 @@ from pathlib import Path
 
 from ml_peg_like import load_dataset
 from ml_peg_like.dashboard import create_app
+from ml_peg_like.resources import demo_dir
 
-DATA = Path(os.environ.get("ML_PEG_LIKE_DATA", Path(__file__).resolve().parent / "data" / "demo"))
+DATA = Path(os.environ.get("ML_PEG_LIKE_DATA") or demo_dir())
 
 config, raw = load_dataset(DATA)
 app = create_app(config, raw)

@@ -4,6 +4,11 @@
 Writes ``config.yml``, ``raw_metrics.csv`` and ``models.csv`` (see docs/FORMATS.md) into ``--out``
 (default: ``data/demo`` next to this script).
 
+The scoring tree (every threshold and weight with its reason) is the YAML template
+``demo_template.yml`` next to this script; the script keeps the models and the data sets, fills the
+template with the split sizes and writes it as ``config.yml``. ``--config-only`` rewrites only
+``config.yml`` from the template, without training (checked against the raw metrics in ``--out``).
+
 Everything except run times is deterministic (fixed random seeds, single-threaded models).
 Run times are real ``time.perf_counter`` measurements, so they vary a little between runs and
 machines; they are rounded to 4 significant figures.
@@ -100,8 +105,6 @@ TIMING_BUDGET_FIT = 0.3  # ... stopping once the repeats have taken 0.3 s
 TIMING_REPEATS_PREDICT = 7  # predict time = min over repeats
 
 DUMMY = "Dummy (trivial)"
-FIT_REFERENCE = "Gaussian process"  # slow to fit: marginal-likelihood optimisation, O(n^3)
-PREDICT_REFERENCE = "Random forest"  # slow to predict: 100 trees walked per sample
 
 
 # ----------------------------------------------------------------------------------------------
@@ -548,6 +551,29 @@ TIMING_SETS = ("Breast cancer", "Friedman #1")
 LAW_BENCHMARK = {"Friedman #1": "Friedman #1 laws", "Circuit impedance": "Circuit impedance laws"}
 
 
+def split_facts(ds: DataSet) -> dict[str, dict[str, Any]]:
+    """What the config says about a data set's splits (sizes, origin, shift feature), by split
+    name: the data set's own name and, with a shift feature, "<name> (OOD)"."""
+    _X_tr, _X_te, y_tr, y_te = id_split(ds)
+    facts = {
+        ds.name: {
+            "n_train": len(y_tr),
+            "n_test": len(y_te),
+            "source": ds.source,
+            "n_features": ds.X.shape[1],
+            "y_std": float(np.std(y_te)),
+        }
+    }
+    if ds.ood_feature is not None:
+        _oX_tr, _oX_te, oy_tr, oy_te = ood_split(ds)
+        facts[ds.name + " (OOD)"] = {
+            "n_train": len(oy_tr),
+            "n_test": len(oy_te),
+            "feature": ds.ood_label,
+        }
+    return facts
+
+
 def run_all(verbose: bool = True) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Train every model on every data set; return long rows and split facts for the config."""
     rows: list[dict[str, Any]] = []
@@ -568,21 +594,8 @@ def run_all(verbose: bool = True) -> tuple[list[dict[str, Any]], dict[str, Any]]
     for ds in load_datasets():
         t_ds = time.perf_counter()
         X_tr, X_te, y_tr, y_te = id_split(ds)
-        facts[ds.name] = {
-            "n_train": len(y_tr),
-            "n_test": len(y_te),
-            "source": ds.source,
-            "n_features": ds.X.shape[1],
-            "y_std": float(np.std(y_te)),
-        }
-        ood = None
-        if ds.ood_feature is not None:
-            ood = ood_split(ds)
-            facts[ds.name + " (OOD)"] = {
-                "n_train": len(ood[2]),
-                "n_test": len(ood[3]),
-                "feature": ds.ood_label,
-            }
+        ood = ood_split(ds) if ds.ood_feature is not None else None
+        facts.update(split_facts(ds))
         labels = np.unique(ds.y) if ds.task == "classification" else None
         for sp in specs:
             est = sp.classifier if ds.task == "classification" else sp.regressor
@@ -630,9 +643,18 @@ def _sig(x: float, digits: int) -> float:
 
 
 # ----------------------------------------------------------------------------------------------
-# Config: built as Python data with a reason attached to every threshold and weight, written as
-# YAML text by hand (PyYAML cannot write comments) and checked by reading it back.
+# Config: the scoring tree is the YAML template next to this script, a reason comment on every
+# threshold and weight. It is read with the comments kept (R values), filled with the split facts,
+# written as YAML text by hand (PyYAML cannot write comments) and checked by reading it back.
 # ----------------------------------------------------------------------------------------------
+
+TEMPLATE = Path(__file__).resolve().parent / "demo_template.yml"
+SETTINGS = {  # the builder's settings a template string may name
+    "train_pct": int((1 - TEST_SIZE) * 100),
+    "test_pct": int(TEST_SIZE * 100),
+    "fit_repeats": TIMING_REPEATS_FIT,
+    "predict_repeats": TIMING_REPEATS_PREDICT,
+}
 
 
 @dataclass(frozen=True)
@@ -644,595 +666,99 @@ class R:
 
 
 MUST_HAVE_REASON = {"good", "bad", "weight", "reference", "max_speedup", "b", "c", "better"}
-LN3 = 1.0986  # ln 3
-LN10 = 2.3026  # ln 10
-TRIVIAL = {"model": DUMMY}
 
 
-def metric(
-    unit: str,
-    description: str,
-    *,
-    good: R,
-    bad: R,
-    weight: R,
-    normaliser: str | None = None,
-    better: R | None = None,
-    meta: dict[str, Any] | None = None,
-    **params: R,
-) -> dict[str, Any]:
-    m: dict[str, Any] = {}
-    if normaliser:
-        m["normaliser"] = normaliser
-    if good is not None:
-        m["good"] = good
-        m["bad"] = bad
-    if better is not None:
-        m["better"] = better
-    m.update(params)
-    m["weight"] = weight
-    m["unit"] = unit
-    m["description"] = description
-    if meta:
-        m["meta"] = meta
-    return m
+def _comment(line: str) -> str | None:
+    """The text of a trailing ``# comment`` on a YAML line (a ``#`` outside quotes after a blank)."""
+    quote, i = None, 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+            return line[i + 1 :].strip()
+        i += 1
+    return None
 
 
-def speed_metrics(fact: dict[str, Any]) -> dict[str, Any]:
+def _with_reasons(node: yaml.Node, value: Any, lines: list[str], where: str) -> Any:
+    """``value`` (the loaded node) with every scalar or flow value that has a comment as R."""
+    if not (isinstance(node, yaml.MappingNode) and not node.flow_style):
+        return value
+    out: dict[str, Any] = {}
+    for knode, vnode in node.value:
+        key = knode.value
+        here = f"{where}{key}"
+        if isinstance(vnode, yaml.MappingNode) and not vnode.flow_style:
+            if _comment(lines[knode.start_mark.line]) is not None:
+                raise ValueError(
+                    f"{TEMPLATE.name}:{knode.start_mark.line + 1}: {here}: a comment "
+                    "on a block key would be lost; put it on its own line"
+                )
+            out[key] = _with_reasons(vnode, value[key], lines, here + "/")
+            continue
+        why = _comment(lines[vnode.end_mark.line])
+        out[key] = R(value[key], why) if why else value[key]
+    return out
+
+
+def load_template(path: Path = TEMPLATE) -> dict[str, Any]:
+    """The template as a tree of dicts, a reasoned value as R(value, comment)."""
+    text = path.read_text(encoding="utf-8")
+    return _with_reasons(yaml.compose(text), yaml.safe_load(text), text.splitlines(), "")
+
+
+def _filled(node: Any, fields: dict[str, Any], where: str) -> Any:
+    if isinstance(node, dict):
+        return {k: _filled(v, fields, f"{where}/{k}") for k, v in node.items()}
+    if isinstance(node, str) and "{" in node:
+        try:
+            return node.format_map(fields)
+        except (KeyError, IndexError, ValueError) as e:
+            raise ValueError(f"{TEMPLATE.name}: {where}: cannot fill {node!r}: {e!r}") from None
+    return node
+
+
+def _benchmark(bench: dict[str, Any], facts: dict[str, Any], where: str) -> dict[str, Any]:
+    """A template benchmark filled from its ``split``: the split's facts (and the settings) fill
+    its strings, and every metric gets the split's sizes (and shift feature) as ``meta``."""
+    split = bench.get("split")
+    if split not in facts:
+        raise ValueError(f"{TEMPLATE.name}: {where}: split {split!r} is not one of {sorted(facts)}")
+    fact = facts[split]
     meta = {"n_train": fact["n_train"], "n_test": fact["n_test"]}
-    return {
-        "Fit time": metric(
-            "s",
-            f"Wall-clock time of fit() on the {fact['n_train']} training samples (best of up to "
-            f"{TIMING_REPEATS_FIT} repeats, single thread), scored as the log10 speed-up over the "
-            f"{FIT_REFERENCE} (seed 001).",
-            good=None,
-            bad=None,
-            normaliser="log_speedup",
-            reference=R(
-                {"model": FIT_REFERENCE},
-                "among the slowest to fit here (O(n³) likelihood optimisation): the 'physical solver'",
-            ),
-            max_speedup=R(
-                1000, "a 1000x faster fit takes under 1 ms: nothing more to gain below that"
-            ),
-            weight=R(0.5, "fitting happens once; prediction speed matters more in use"),
-            meta=meta,
-        ),
-        "Predict time": metric(
-            "s",
-            f"Wall-clock time of predict() on the {fact['n_test']} test samples (best of "
-            f"{TIMING_REPEATS_PREDICT} repeats), scored by the LIPS Weibull speed-up curve against "
-            f"the {PREDICT_REFERENCE} (seed 000).",
-            good=None,
-            bad=None,
-            normaliser="weibull_speedup",
-            reference=R(
-                {"model": PREDICT_REFERENCE},
-                "an accurate but slow-to-evaluate model (100 trees): the 'physical solver'",
-            ),
-            b=R(1.7, "LIPS default shape"),
-            c=R(5, "LIPS default: a 5x speed-up scores only 0.1, about 19x scores 0.63"),
-            weight=R(1, "prediction cost is paid on every use, like the LIPS surrogate speed-up"),
-            meta=meta,
-        ),
-    }
+    if "feature" in fact:
+        meta["shift"] = fact["feature"]
+    out = _filled({k: v for k, v in bench.items() if k != "split"}, {**SETTINGS, **fact}, where)
+    for m in out["metrics"].values():
+        m["meta"] = dict(meta)
+    return out
 
 
-def build_config(facts: dict[str, Any]) -> dict[str, Any]:
-    def meta(bench: str, **extra: Any) -> dict[str, Any]:
-        f = facts[bench]
-        out = {"n_train": f["n_train"], "n_test": f["n_test"]}
-        out.update(extra)
-        return out
-
-    def clf_bench(name: str, desc: str, acc: tuple, f1: tuple, ll: tuple) -> dict[str, Any]:
-        mt = meta(name)
-        return {
-            "weight": R(1, "each classification data set counts the same"),
-            "description": f"{desc} Stratified {int((1 - TEST_SIZE) * 100)}/{int(TEST_SIZE * 100)} "
-            f"train-test split ({facts[name]['n_train']} train, "
-            f"{facts[name]['n_test']} test), {facts[name]['source']}.",
-            "metrics": {
-                "Accuracy": metric(
-                    "fraction",
-                    "Share of test samples classified correctly.",
-                    good=acc[0],
-                    bad=acc[1],
-                    weight=R(1, "hard-label accuracy is the headline metric"),
-                    meta=mt,
-                ),
-                "Macro F1": metric(
-                    "fraction",
-                    "F1 score averaged over classes with equal weight "
-                    "(penalises ignoring a small class).",
-                    good=f1[0],
-                    bad=f1[1],
-                    better=f1[2] if len(f1) > 2 else None,
-                    weight=R(
-                        0.5,
-                        "largely redundant with accuracy: no class is much rarer than the others",
-                    ),
-                    meta=mt,
-                ),
-                "Log-loss": metric(
-                    "nats",
-                    "Mean negative log-probability of the true class "
-                    "(predict_proba); absent for models without probabilities.",
-                    good=ll[0],
-                    bad=ll[1],
-                    weight=R(
-                        0.5,
-                        "probability quality is secondary to the labels and not every model has it",
-                    ),
-                    meta=mt,
-                ),
-            },
-        }
-
-    classification = {
-        "weight": R(1, "in-distribution accuracy: one of the LIPS pillars (test, OOD, speed)"),
-        "description": "In-distribution classification on four scikit-learn toy data sets.",
-        "missing": "skip",
-        "benchmarks": {
-            "Iris": clf_bench(
-                "Iris",
-                "150 iris flowers, 4 measurements, 3 species.",
-                (
-                    R(
-                        0.97,
-                        "1 error in 38 test flowers (0.974) still scores 1; the best published "
-                        "accuracies on iris are about 0.97-0.98",
-                    ),
-                    R(0.8, "8 errors in 38: a single petal-width rule already does better (~0.95)"),
-                ),
-                (
-                    R(0.97, "as accuracy: the classes are balanced"),
-                    R(0.8, "as accuracy: the classes are balanced"),
-                ),
-                (
-                    R(
-                        0.05,
-                        "right and confident: geometric-mean probability of the true class 0.95",
-                    ),
-                    R(LN3, "ln 3: the log-loss of a uniform guess over 3 classes"),
-                ),
-            ),
-            "Wine": clf_bench(
-                "Wine",
-                "178 wines, 13 chemical measurements, 3 cultivars.",
-                (
-                    R(0.98, "at most 1 error in 45 test wines; several models are perfect here"),
-                    R(0.85, "7 errors in 45: well below every reasonable scaled model"),
-                ),
-                (
-                    R(0.98, "as accuracy: the classes are roughly balanced"),
-                    R(0.85, "as accuracy: the classes are roughly balanced"),
-                ),
-                (
-                    R(
-                        0.05,
-                        "right and confident: geometric-mean probability of the true class 0.95",
-                    ),
-                    R(LN3, "ln 3: the log-loss of a uniform guess over 3 classes"),
-                ),
-            ),
-            "Breast cancer": clf_bench(
-                "Breast cancer",
-                "569 breast masses (Wisconsin diagnostic), 30 features, malignant or benign.",
-                (
-                    R(0.97, "about the best published accuracy on WDBC (0.97-0.98)"),
-                    R(0.9, "14 errors in 143 test cases: not acceptable for a diagnostic aid"),
-                ),
-                (
-                    R(0.96, "slightly below accuracy: the classes are 37 % and 63 %"),
-                    R(0.88, "slightly below accuracy: the classes are 37 % and 63 %"),
-                ),
-                (
-                    R(0, "UAI style: a perfect probabilistic prediction"),
-                    R(
-                        TRIVIAL,
-                        "UAI style: the trivial class-prior model (log-loss ~0.66); score = "
-                        "1 - LL/LL_trivial",
-                    ),
-                ),
-            ),
-            "Digits": clf_bench(
-                "Digits",
-                "1797 handwritten digits, 8x8 grey-level images, 10 classes.",
-                (
-                    R(0.98, "about the best RBF-SVM accuracies on 8x8 digits (0.97-0.98)"),
-                    R(0.9, "a plain linear model reaches ~0.95: below 0.9 is poor"),
-                ),
-                (
-                    R("best", "relative: the best macro F1 of this run scores 1"),
-                    R(
-                        "worst",
-                        "relative: the worst macro F1 of this run (the trivial model) scores 0",
-                    ),
-                    R("higher", "F1 is higher-is-better (needed by best/worst)"),
-                ),
-                (
-                    R(
-                        0.05,
-                        "right and confident: geometric-mean probability of the true class 0.95",
-                    ),
-                    R(LN10, "ln 10: the log-loss of a uniform guess over 10 classes"),
-                ),
-            ),
-        },
-    }
-
-    def reg_metrics(name: str, unit: str, mae: tuple, rmse: tuple, r2: tuple) -> dict[str, Any]:
-        mt = meta(name)
-        return {
-            "MAE": metric(
-                unit,
-                "Mean absolute error on the test split.",
-                good=mae[0],
-                bad=mae[1],
-                weight=R(1, "robust headline error"),
-                meta=mt,
-            ),
-            "RMSE": metric(
-                unit,
-                "Root mean squared error on the test split (weighs large errors more).",
-                good=rmse[0],
-                bad=rmse[1],
-                better=rmse[2] if len(rmse) > 2 else None,
-                weight=R(0.5, "overlaps with MAE; kept for the large-error view"),
-                meta=mt,
-            ),
-            "R²": metric(
-                "fraction",
-                "Coefficient of determination: 1 - SSE/SST on the test split.",
-                good=r2[0],
-                bad=r2[1],
-                weight=R(1, "scale-free: comparable across sets"),
-                meta=mt,
-            ),
-        }
-
-    def reg_bench(name: str, desc: str, metrics: dict[str, Any]) -> dict[str, Any]:
-        f = facts[name]
-        return {
-            "weight": R(1, "each regression data set counts the same"),
-            "description": f"{desc} Random {int((1 - TEST_SIZE) * 100)}/"
-            f"{int(TEST_SIZE * 100)} split ({f['n_train']} train, "
-            f"{f['n_test']} test), {f['source']}.",
-            "metrics": metrics,
-        }
-
-    regression = {
-        "weight": R(1, "in-distribution regression: same weight as classification"),
-        "description": "In-distribution regression on one real and two synthetic data sets.",
-        "benchmarks": {
-            "Diabetes": reg_bench(
-                "Diabetes",
-                "442 diabetes patients, 10 baseline variables; "
-                "target: disease progression after one year.",
-                reg_metrics(
-                    "Diabetes",
-                    "target units",
-                    (
-                        R(0, "UAI style: perfect prediction"),
-                        R(
-                            TRIVIAL,
-                            "UAI style: the trivial mean predictor; score = 1 - MAE/MAE_trivial",
-                        ),
-                    ),
-                    (
-                        R(
-                            50,
-                            "R² about 0.5 on this test split: the best published results on diabetes",
-                        ),
-                        R(
-                            70,
-                            "about the target's standard deviation: no better than predicting the mean",
-                        ),
-                    ),
-                    (
-                        R(0.5, "about the best cross-validated R² published for this data set"),
-                        R(0, "no better than predicting the mean"),
-                    ),
-                ),
-            ),
-            "Friedman #1": reg_bench(
-                "Friedman #1",
-                "Synthetic: y = 10 sin(π x1 x2) + 20 (x3 - 0.5)² + 10 x4 + 5 x5 + "
-                "N(0, 1) noise; x6-x10 are irrelevant.",
-                reg_metrics(
-                    "Friedman #1",
-                    "target units",
-                    (
-                        R(0.8, "noise floor: E|ε| = sqrt(2/π) ≈ 0.80 for the unit Gaussian noise"),
-                        R(TRIVIAL, "the trivial mean predictor's MAE (UAI-style bad threshold)"),
-                    ),
-                    (
-                        R("best", "relative: the best RMSE of this run scores 1"),
-                        R("worst", "relative: the worst RMSE of this run scores 0"),
-                        R("lower", "RMSE is lower-is-better (needed by best/worst)"),
-                    ),
-                    (
-                        R(0.95, "the noise caps R² at 1 - 1/var(y) ≈ 0.96"),
-                        R(0.5, "half the variance unexplained: a linear fit already reaches ~0.75"),
-                    ),
-                ),
-            ),
-            "Circuit impedance": reg_bench(
-                "Circuit impedance",
-                "Synthetic, noise-free (Friedman #2): impedance "
-                "Z = sqrt(R² + (ωL - 1/(ωC))²) of a series RLC circuit from R, ω, L, C.",
-                reg_metrics(
-                    "Circuit impedance",
-                    "Ω",
-                    (
-                        R(0, "UAI style: the target is noise-free, so 0 is reachable"),
-                        R(
-                            TRIVIAL,
-                            "UAI style: the trivial mean predictor; score = 1 - MAE/MAE_trivial",
-                        ),
-                    ),
-                    (
-                        R(5, "about 1.5 % of the median impedance (370 Ω)"),
-                        R(140, "about a linear fit's RMSE: no credit without the square-root law"),
-                    ),
-                    (
-                        R(0.999, "noise-free target: a good smooth model explains 99.9 %"),
-                        R(0.9, "a linear fit already explains ~87 %"),
-                    ),
-                ),
-            ),
-        },
-    }
-
-    def ood_bench(name: str, base: str, feature: str, metrics: dict[str, Any]) -> dict[str, Any]:
-        f = facts[name]
-        return {
-            "weight": R(1, "each shifted data set counts the same"),
-            "description": f"{base} with a covariate shift (LIPS test_ood_dataset): trained on "
-            f"the {f['n_train']} samples with {feature} below its 80th "
-            f"percentile, tested on the {f['n_test']} above it.",
-            "metrics": metrics,
-        }
-
-    def tl(unit, desc, name, good, bad, weight):
-        return metric(
-            unit,
-            desc,
-            normaliser="traffic_light",
-            good=good,
-            bad=bad,
-            weight=weight,
-            meta=meta(name, shift=facts[name]["feature"]),
-        )
-
-    w_main = R(1, "headline error on the shifted set")
-    w_r2 = R(1, "scale-free view of the same shift")
-    ood = {
-        "weight": R(
-            1,
-            "LIPS α_ood: generalisation beyond the training range weighs as much as "
-            "in-distribution accuracy",
-        ),
-        "description": "Out-of-distribution generalisation, scored with LIPS traffic lights: "
-        "1 (green) at least as good as 'good', 0.5 (orange) between, 0 (red) "
-        "worse than 'bad'.",
-        "benchmarks": {
-            "Breast cancer (OOD)": ood_bench(
-                "Breast cancer (OOD)",
-                "Breast cancer",
-                "mean texture",
-                {
-                    "Accuracy": tl(
-                        "fraction",
-                        "Share of shifted test cases classified correctly "
-                        "(64 % malignant here against 37 % overall).",
-                        "Breast cancer (OOD)",
-                        R(0.95, "close to the in-distribution accuracy: the shift is absorbed"),
-                        R(0.9, "a drop of ~5 points from in-distribution"),
-                        w_main,
-                    ),
-                    "Macro F1": tl(
-                        "fraction",
-                        "Class-balanced F1 on the shifted test cases.",
-                        "Breast cancer (OOD)",
-                        R(0.95, "as accuracy: both classes are well represented here"),
-                        R(0.9, "as accuracy: both classes are well represented here"),
-                        R(0.5, "largely redundant with accuracy"),
-                    ),
-                },
-            ),
-            "Diabetes (OOD)": ood_bench(
-                "Diabetes (OOD)",
-                "Diabetes",
-                "BMI",
-                {
-                    "MAE": tl(
-                        "target units",
-                        "Mean absolute error on the high-BMI patients.",
-                        "Diabetes (OOD)",
-                        R(50, "close to the best in-distribution MAE (45)"),
-                        R(60, "about the trivial model's in-distribution MAE (58)"),
-                        w_main,
-                    ),
-                    "R²": tl(
-                        "fraction",
-                        "R² on the high-BMI patients.",
-                        "Diabetes (OOD)",
-                        R(0.3, "close to the best in-distribution R² of this split (0.36)"),
-                        R(0, "worse than predicting the shifted set's own mean"),
-                        w_r2,
-                    ),
-                },
-            ),
-            "Friedman #1 (OOD)": ood_bench(
-                "Friedman #1 (OOD)",
-                "Friedman #1",
-                "x4",
-                {
-                    "MAE": tl(
-                        "target units",
-                        "Mean absolute error for x4 in its top 20 % (the "
-                        "linear term 10 x4 must be extrapolated).",
-                        "Friedman #1 (OOD)",
-                        R(1.5, "less than twice the noise floor (0.80)"),
-                        R(2.5, "about three times the noise floor"),
-                        w_main,
-                    ),
-                    "R²": tl(
-                        "fraction",
-                        "R² for x4 in its top 20 %.",
-                        "Friedman #1 (OOD)",
-                        R(0.8, "most of the shifted variance explained"),
-                        R(0.5, "half the shifted variance unexplained"),
-                        w_r2,
-                    ),
-                },
-            ),
-            "Circuit impedance (OOD)": ood_bench(
-                "Circuit impedance (OOD)",
-                "Circuit impedance",
-                "the angular frequency ω",
-                {
-                    "MAE": tl(
-                        "Ω",
-                        "Mean absolute error at the highest 20 % of frequencies (impedance "
-                        "grows with ωL: extrapolation).",
-                        "Circuit impedance (OOD)",
-                        R(25, "about the in-distribution MAE of a good tree ensemble (~20 Ω)"),
-                        R(150, "about a linear fit's error: no credit without the physics"),
-                        w_main,
-                    ),
-                    "R²": tl(
-                        "fraction",
-                        "R² at the highest 20 % of frequencies.",
-                        "Circuit impedance (OOD)",
-                        R(0.99, "the shifted impedances are still well explained"),
-                        R(0.9, "a linear fit reaches ~0.72 here, trees ~0.9"),
-                        w_r2,
-                    ),
-                },
-            ),
-        },
-    }
-
-    physics = {
-        "weight": R(
-            0.5,
-            "LIPS physics compliance, but a constant model satisfies these laws "
-            "trivially: half the weight of accuracy",
-        ),
-        "description": "Physics-compliance-like checks (LIPS proportions) of laws known from the "
-        "data-generating formulas, on the in-distribution test split.",
-        "benchmarks": {
-            "Friedman #1 laws": {
-                "weight": R(1, "same weight as the circuit laws"),
-                "description": "Friedman #1: y increases with x4 (dy/dx4 = 10) and is symmetric "
-                "in x1 and x2.",
-                "metrics": {
-                    "Monotonicity violations (x₄)": metric(
-                        "fraction",
-                        "Share of test points (x4 <= 0.95) whose prediction decreases "
-                        "when x4 grows by 0.05 (true effect: +0.5).",
-                        good=R(0, "the law holds everywhere"),
-                        bad=R(0.2, "one point in five contradicts the law"),
-                        weight=R(1, "a qualitative law: as important as the invariance"),
-                        meta=meta("Friedman #1"),
-                    ),
-                    "Symmetry error (x₁↔x₂)": metric(
-                        "target units",
-                        "Mean absolute change of the prediction when x1 and x2 "
-                        "are swapped (exactly 0 for the true function).",
-                        good=R(0.1, "a tenth of the noise standard deviation: negligible"),
-                        bad=R(1.0, "as large as the noise standard deviation"),
-                        weight=R(1, "an invariance: as important as the monotonicity"),
-                        meta=meta("Friedman #1"),
-                    ),
-                },
-            },
-            "Circuit impedance laws": {
-                "weight": R(1, "same weight as the Friedman #1 laws"),
-                "description": "Series RLC circuit: |Z| >= R >= 0, and |Z| grows with L here "
-                "(ωL >> 1/(ωC) over these ranges).",
-                "metrics": {
-                    "Negative impedance": metric(
-                        "fraction",
-                        "Share of test predictions below 0 (LIPS positivity proportion).",
-                        normaliser="traffic_light",
-                        good=R(0, "green only with no negative impedance at all"),
-                        bad=R(0.01, "red beyond 1 % negative predictions"),
-                        weight=R(1, "a hard physical bound"),
-                        meta=meta("Circuit impedance"),
-                    ),
-                    "Impedance below R": metric(
-                        "fraction",
-                        "Share of test predictions below the resistance R (|Z| >= R always).",
-                        good=R(0, "the bound holds everywhere"),
-                        bad=R(0.1, "one prediction in ten violates the bound"),
-                        weight=R(1, "a hard physical bound"),
-                        meta=meta("Circuit impedance"),
-                    ),
-                    "Monotonicity violations (L)": metric(
-                        "fraction",
-                        "Share of test points (L <= 0.95 H) whose prediction "
-                        "decreases when L grows by 0.05 H.",
-                        normaliser="traffic_light",
-                        good=R(0.01, "green: at most 1 % violations (one or two test points)"),
-                        bad=R(0.05, "red beyond 5 % violations"),
-                        weight=R(0.5, "a softer, local law"),
-                        meta=meta("Circuit impedance"),
-                    ),
-                },
-            },
-        },
-    }
-
-    speed = {
-        "weight": R(0.5, "LIPS α_speed-up, but all these models run in milliseconds: secondary"),
-        "description": "Run time relative to a slow reference model (LIPS: speed-up over the "
-        "physical solver). Real measurements: they vary between runs.",
-        "benchmarks": {
-            f"{name} timing": {
-                "weight": R(1, "one classification and one regression timing count the same"),
-                "description": f"fit() and predict() times on the {name} split.",
-                "metrics": speed_metrics(facts[name]),
+def build_config(facts: dict[str, Any], template: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The config: the template with its benchmarks filled from the split facts and every other
+    string from the builder's settings (the template's key order kept)."""
+    tpl = template or load_template()
+    cfg: dict[str, Any] = {}
+    for key, value in tpl.items():
+        if key != "categories":
+            cfg[key] = _filled(value, SETTINGS, key)
+            continue
+        cfg[key] = {}
+        for cname, cat in value.items():
+            where = f"categories/{cname}"
+            cfg[key][cname] = {
+                k: {b: _benchmark(v[b], facts, f"{where}/benchmarks/{b}") for b in v}
+                if k == "benchmarks"
+                else _filled(v, SETTINGS, f"{where}/{k}")
+                for k, v in cat.items()
             }
-            for name in TIMING_SETS
-        },
-    }
-
-    return {
-        "title": "scikit-learn demo: 20 models on toy data sets",
-        "description": "Real metrics of 20 scikit-learn model families on iris, wine, breast "
-        "cancer, digits, diabetes and two Friedman data sets, scored in the style "
-        "of the LIPS and UAI competitions. Built by data/build_demo.py.",
-        "missing": "invalidate",
-        "scale": 1,
-        "categories": {
-            "Classification": classification,
-            "Regression": regression,
-            "Out-of-distribution": ood,
-            "Physical consistency": physics,
-            "Speed": speed,
-        },
-        "presets": {
-            "Accuracy only": {
-                "Out-of-distribution": {"weight": R(0, "ignore generalisation under shift")},
-                "Physical consistency": {"weight": R(0, "ignore the physics checks")},
-                "Speed": {"weight": R(0, "ignore run times")},
-            },
-            "Speed matters": {
-                "Speed": {"weight": R(2, "run time counts twice as much as one accuracy pillar")},
-            },
-            "Strict iris": {
-                "Classification/Iris/Accuracy": {
-                    "good": R(1.0, "only a perfect test score scores 1"),
-                    "bad": R(0.9, "4 errors in 38 already score 0"),
-                },
-            },
-        },
-    }
+    return cfg
 
 
 _PLAIN_KEY = __import__("re").compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -1294,8 +820,9 @@ def plain(node: Any) -> Any:
 
 def config_text(cfg: dict[str, Any]) -> str:
     head = [
-        "# Demo scoring tree for ml_peg_like, generated by data/build_demo.py: do not edit by hand,",
-        "# edit the script and run it again. Every threshold and weight carries its reason.",
+        "# Demo scoring tree for ml_peg_like, generated by data/build_demo.py from",
+        "# data/demo_template.yml: do not edit by hand, edit the template and run the script again",
+        "# (--config-only: no training). Every threshold and weight carries its reason.",
         "# Data-driven thresholds: {model: NAME} is that model's raw value (UAI: the error of the",
         "# trivial solver); best/worst are the best/worst raw values among the models.",
     ]
@@ -1351,9 +878,25 @@ def main(argv: list[str] | None = None) -> int:
         help="output directory (default: data/demo next to this script)",
     )
     ap.add_argument("-q", "--quiet", action="store_true", help="no per-data-set progress")
+    ap.add_argument(
+        "--config-only",
+        action="store_true",
+        help="only rewrite config.yml from the template (no training; checked against the "
+        "raw_metrics.csv and models.csv already in --out)",
+    )
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
+    if args.config_only:
+        facts = {k: v for ds in load_datasets() for k, v in split_facts(ds).items()}
+        cfg = build_config(facts)
+        text = config_text(cfg)
+        read = {"keep_default_na": False, "encoding": "utf-8"}
+        raw = pd.read_csv(args.out / "raw_metrics.csv", **read)
+        check(cfg, text, raw, pd.read_csv(args.out / "models.csv", **read))
+        (args.out / "config.yml").write_text(text, encoding="utf-8")
+        print(f"wrote {args.out / 'config.yml'} in {time.perf_counter() - t0:.1f} s")
+        return 0
     np.random.seed(SEED)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -1,5 +1,6 @@
 """Shared fixtures of the dashboard tests: a small data set with awkward names, a live server
-on a random loopback port, and headless Debian Chromium through Playwright."""
+on a random loopback port, headless Debian Chromium through Playwright, and the dashboard page
+every browser test opens (``open_dashboard``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import os
 import shutil
 import threading
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +21,9 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
     "--disable-background-networking",
 ]
+VIEWPORT = {"width": 1280, "height": 800}
+#: the dashboard has rendered: the grid shows its overall-score cells
+GRID_READY = ".ag-cell[col-id='o']"
 
 SMALL_CONFIG = """\
 title: Small test board
@@ -140,3 +146,41 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+@dataclass
+class DashboardPage:
+    """A dashboard page and what it reported since it opened."""
+
+    page: Any
+    #: console errors, uncaught exceptions and "dialog: <message>" for every dialog (dismissed)
+    problems: list[str] = field(default_factory=list)
+    #: the messages of the dialogs only (a script that ran would open one)
+    dialogs: list[str] = field(default_factory=list)
+    #: HTTP status of every callback request (``_dash-update-component``)
+    callback_statuses: list[int] = field(default_factory=list)
+
+
+def open_dashboard(browser, url: str) -> DashboardPage:
+    """Open ``url`` in a fresh context of ``browser`` (1280x800, downloads accepted), record its
+    problems, and wait until the grid has rendered."""
+    page = browser.new_context(viewport=VIEWPORT, accept_downloads=True).new_page()
+    seen = DashboardPage(page)
+
+    def on_dialog(d) -> None:
+        seen.dialogs.append(d.message)
+        seen.problems.append(f"dialog: {d.message}")
+        d.dismiss()
+
+    page.on("console", lambda m: seen.problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: seen.problems.append(str(e)))
+    page.on("dialog", on_dialog)
+    page.on(
+        "response",
+        lambda r: (
+            seen.callback_statuses.append(r.status) if "_dash-update-component" in r.url else None
+        ),
+    )
+    page.goto(url)
+    page.wait_for_selector(GRID_READY)
+    return seen

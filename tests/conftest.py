@@ -1,4 +1,5 @@
-"""Shared fixtures. Tests that read ../shared/anchors skip cleanly when it is absent."""
+"""Shared fixtures. Tests that read ../shared/anchors take the ``anchors`` fixture (the one
+definition of that path), which skips them cleanly when it is absent."""
 
 from __future__ import annotations
 

@@ -26,8 +26,6 @@ from ml_peg_like.compute import (
 from ml_peg_like.errors import ConfigError, DataError
 from ml_peg_like.io.extxyz import parse_comment_line, read_extxyz_energies
 
-ANCHORS = Path(__file__).resolve().parents[1].parent / "shared" / "anchors"
-
 
 def value(out: pd.DataFrame, model: str, bench: str, metric: str) -> float:
     sel = out[(out.model == model) & (out.benchmark == bench) & (out.metric == metric)]
@@ -622,7 +620,6 @@ def test_share_negative_needs_no_reference():
 
 
 def test_parquet_without_pyarrow_is_a_clear_error(tmp_path):
-    pytest.importorskip("pandas")
     try:
         import pyarrow  # noqa: F401
     except ImportError:
@@ -754,10 +751,8 @@ def test_python_reader_multi_frame_and_errors(tmp_path):
 
 
 @pytest.mark.anchors
-def test_extxyz_anchors_python_parser_matches_ase():
-    if not ANCHORS.is_dir():
-        pytest.skip(f"shared anchors absent ({ANCHORS}): extxyz anchor checks skipped")
-    base = ANCHORS / "ml-peg" / "tables"
+def test_extxyz_anchors_python_parser_matches_ase(anchors):
+    base = anchors / "ml-peg" / "tables"
     slabs = str(base / "physicality" / "extensivity" / "*" / "slabs.xyz")
     ionpi = str(base / "non_covalent_interactions" / "IONPI19" / "*" / "*.xyz")
     py_slabs = read_extxyz_energies(slabs, backend="python")

@@ -22,17 +22,11 @@ from ml_peg_like.io.matbench import matbench_to_dataset, nice_ceil
 
 HERE = Path(__file__).resolve().parent
 FIX = HERE / "fixtures" / "convert" / "matbench"
-ANCHORS = Path(__file__).resolve().parents[1].parent / "shared" / "anchors"
 
 
 @pytest.fixture(scope="module")
-def mbd_models() -> Path:
-    root = ANCHORS / "matbench-discovery" / "models"
-    if not root.is_dir():
-        pytest.skip(
-            f"../shared/anchors is absent ({ANCHORS}): real Matbench Discovery checks skipped"
-        )
-    return root
+def mbd_models(anchors) -> Path:
+    return anchors / "matbench-discovery" / "models"
 
 
 @pytest.fixture(scope="module")

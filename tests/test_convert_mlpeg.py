@@ -20,15 +20,11 @@ from ml_peg_like.io.mlpeg import compare_stored_scores, mlpeg_config_from_analys
 
 HERE = Path(__file__).resolve().parent
 FIX = HERE / "fixtures" / "convert" / "mlpeg"
-ANCHORS = Path(__file__).resolve().parents[1].parent / "shared" / "anchors"
 
 
 @pytest.fixture(scope="module")
-def mlpeg_anchor() -> Path:
-    root = ANCHORS / "ml-peg"
-    if not root.is_dir():
-        pytest.skip(f"../shared/anchors is absent ({ANCHORS}): real ML-PEG checks skipped")
-    return root
+def mlpeg_anchor(anchors) -> Path:
+    return anchors / "ml-peg"
 
 
 def _stored(tables_dir: Path):

@@ -13,7 +13,7 @@ import zipfile
 
 import pytest
 import yaml
-from browser_utils import chromium, live_server, require_browser, small_dataset
+from browser_utils import chromium, live_server, open_dashboard, require_browser, small_dataset
 
 from ml_peg_like import loads_config, score
 from ml_peg_like.dashboard import create_app
@@ -43,21 +43,9 @@ def env(tmp_path_factory):
     app.server.logger.addHandler(errors)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     with live_server(app) as url, chromium() as browser:
-        context = browser.new_context(
-            viewport={"width": 1280, "height": 800}, accept_downloads=True
-        )
-        page = context.new_page()
-        problems: list[str] = []
-        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-        posts: list[int] = []
-        page.on(
-            "response",
-            lambda r: posts.append(r.status) if "_dash-update-component" in r.url else None,
-        )
-        page.goto(url)
-        page.wait_for_selector(".ag-cell[col-id='o']")
+        seen = open_dashboard(browser, url)
+        page, context = seen.page, seen.page.context
+        problems, posts = seen.problems, seen.callback_statuses
         yield dict(
             cfg=cfg,
             raw=raw,

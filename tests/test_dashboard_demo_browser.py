@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser_utils import chromium, live_server, require_browser
+from browser_utils import chromium, live_server, open_dashboard, require_browser
 from test_dashboard_browser import column, commit, goto_view, wait_column
 
 from ml_peg_like import load_dataset, score
@@ -28,12 +28,8 @@ def demo():
     cfg, raw = load_dataset(DEMO)
     app = create_app(cfg, raw)
     with live_server(app) as url, chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto(url)
-        page.wait_for_selector(".ag-cell[col-id='o']")
+        seen = open_dashboard(browser, url)
+        page, errors = seen.page, seen.problems
         yield cfg, raw, page, errors
 
 

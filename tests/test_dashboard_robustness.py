@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import psutil
 import pytest
-from browser_utils import chromium, live_server, require_browser, small_dataset
+from browser_utils import chromium, live_server, open_dashboard, require_browser, small_dataset
 from helpers_engine import raw_matrix
 from plotly.utils import PlotlyJSONEncoder
 
@@ -305,14 +305,8 @@ RUN = dict(samples="300", concentration="20", jitter="15", topk="3", seed="5")
 
 
 def _page(browser, url: str):
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-    page.goto(url)
-    page.wait_for_selector(".ag-cell[col-id='o']")
-    return page, problems
+    seen = open_dashboard(browser, url)
+    return seen.page, seen.problems
 
 
 def _run(page, **values) -> None:

@@ -11,7 +11,7 @@ import zipfile
 
 import pytest
 import yaml
-from browser_utils import chromium, live_server, require_browser
+from browser_utils import chromium, live_server, open_dashboard, require_browser
 from test_dashboard_browser import goto_view
 
 from ml_peg_like import load_dataset
@@ -72,16 +72,8 @@ def hostile(tmp_path_factory):
     cfg, raw = load_dataset(write_hostile(tmp_path_factory.mktemp("xss")))
     app = create_app(cfg, raw)
     with live_server(app) as url, chromium() as browser:
-        context = browser.new_context(
-            viewport={"width": 1280, "height": 800}, accept_downloads=True
-        )
-        page = context.new_page()
-        dialogs: list[str] = []
-        errors: list[str] = []
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url)
-        page.wait_for_selector(".ag-cell[col-id='o']")
+        seen = open_dashboard(browser, url)
+        page, context, dialogs, errors = seen.page, seen.page.context, seen.dialogs, seen.problems
         yield cfg, page, dialogs, errors
         context.close()
 

@@ -26,7 +26,8 @@ from ml_peg_like.robustness import (
     rank_samples,
     spearman_rho,
 )
-from ml_peg_like.scoring import aggregate, rank_desc, score_values
+from ml_peg_like.aggregation import weighted_mean
+from ml_peg_like.scoring import rank_desc, score_values
 
 TREE = """
 title: Robustness
@@ -135,8 +136,8 @@ def test_same_seed_same_result_other_seed_other_result_whatever_the_batching(mon
     raw = raw_of(cfg, MIXED)
     a = run(raw, cfg, seed=11, threshold_draws=40)
     b = run(raw, cfg, seed=11, threshold_draws=40, workers=1)
-    monkeypatch.setattr(rb, "CHUNK_ELEMENTS", 64)  # many small batches
-    monkeypatch.setattr(rb, "SUBBATCH_ELEMENTS", 8)
+    monkeypatch.setattr(rb.api, "CHUNK_ELEMENTS", 64)  # many small batches
+    monkeypatch.setattr(rb.montecarlo, "SUBBATCH_ELEMENTS", 8)
     c = run(raw, cfg, seed=11, threshold_draws=40, workers=2)
     for other in (b, c):
         assert np.array_equal(a.acceptability.to_numpy(), other.acceptability.to_numpy())
@@ -179,7 +180,7 @@ def test_a_model_without_an_overall_score_is_always_last():
 
 
 def test_progress_is_reported_per_batch_up_to_the_total(monkeypatch):
-    monkeypatch.setattr(rb, "CHUNK_ELEMENTS", 64)
+    monkeypatch.setattr(rb.api, "CHUNK_ELEMENTS", 64)
     cfg = cfg_with()
     seen = []
     run(
@@ -247,17 +248,21 @@ def test_thresholds_move_by_at_most_x_keep_their_direction_and_are_shared_per_bl
     assert res.scalars["samples_per_threshold_draw"] == 5
     cols = res.samples["threshold_columns"]
     paths = cfg.metric_paths()
-    assert [paths[j].split("/")[-1] for j in cols] == ["err", "acc", "light", "time"]
+    assert [paths[j].split("/")[-1] for j in cols] == ["err", "acc", "light", "speedup", "time"]
     good, bad = res.samples["good"], res.samples["bad"]
-    for j, (g0, b0) in zip(cols, [(0, 10), (1, 0.5), (1, 5), (1, 100)], strict=True):
+    for j, (g0, b0) in zip([0, 1, 2, 4], [(0, 10), (1, 0.5), (1, 5), (1, 100)], strict=True):
         sg = abs(g0) if g0 != 0 else abs(g0 - b0)  # 'value' scale; 0 uses |good - bad|
         assert (np.abs(good[:, j] - g0) <= x * sg + 1e-12).all()
         assert (np.abs(bad[:, j] - b0) <= x * abs(b0) + 1e-12).all()
         assert (np.sign(good[:, j] - bad[:, j]) == np.sign(g0 - b0)).all()
         assert np.unique(good[:, j]).size == 12  # one draw per block of 5 samples
         assert (good[::5, j] == good[4::5, j]).all()
-    # the normaliser without thresholds is never touched
-    assert np.isnan(good[:, 3]).all()
+    # the normaliser without thresholds has no good/bad: its max_speedup (100) moves instead
+    assert np.isnan(good[:, 3]).all() and np.isnan(bad[:, 3]).all()
+    ms = res.samples["parameters"]["max_speedup"]
+    assert set(res.samples["parameters"]) == {"max_speedup"}
+    assert (np.abs(ms[:, 3] - 100.0) <= x * 100.0 + 1e-12).all()
+    assert np.unique(ms[:, 3]).size == 12 and np.isnan(ms[:, [0, 1, 2, 4]]).all()
 
 
 def test_span_scale_and_data_driven_thresholds_are_resolved_then_moved():
@@ -368,7 +373,9 @@ def test_skip_and_invalidate_by_hand_in_one_sample():
             b1 = err  # acc missing: B1 = err alone (skip)
             light = 1.0 if 1.0 <= g[2] else (0.0 if 1.0 > b[2] else 0.5)
             acc_cat = (bw[0] * b1 + bw[1] * light) / (bw[0] + bw[1])
-            speed = math.log10(10.0) / math.log10(100.0)
+            ms = res.samples["parameters"]["max_speedup"][i][3]  # 100 moved by up to 10 %
+            assert 90.0 <= ms <= 110.0 and ms != 100.0
+            speed = math.log10(10.0) / math.log10(ms)
             t = min(max((1.0 - b[4]) / (g[4] - b[4]), 0), 1)
             s1 = (mw[3] * speed + mw[4] * t) / (mw[3] + mw[4])
             expected = (cw[0] * acc_cat + cw[1] * s1) / cw.sum()
@@ -400,7 +407,7 @@ def test_aggregate_batch_is_the_engine_aggregate_for_each_weight_vector():
     out = aggregate_batch(X, W, starts, skip)
     out3 = aggregate_batch(np.broadcast_to(X, (4, 6, 7)).copy(), W, starts, skip)
     for r in range(4):
-        ref, _ = aggregate(X, None, W[r], starts, skip, need_coverage=False)
+        ref, _ = weighted_mean(X, W[r], starts, skip, need_coverage=False)
         assert np.allclose(out[r], ref, equal_nan=True)
         assert np.allclose(out3[r], ref, equal_nan=True)
 

@@ -16,6 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
+from ..aggregation import reasons
 from ..config import Benchmark, Category, Config, Metric
 from ..scoring import Scores
 
@@ -134,20 +135,7 @@ def _reason_codes(
     parent: np.ndarray,
     child_codes: np.ndarray | None = None,
 ) -> np.ndarray:
-    present = ~np.isnan(child_scores)
-    w = weights > 0
-    n_present = np.add.reduceat(present & w, starts, axis=1)
-    w_total = np.add.reduceat(weights, starts)
-    miss = np.isnan(parent)
-    codes = np.where(miss, _I, _NONE).astype(np.uint8)
-    no_data = n_present == 0
-    if child_codes is not None:
-        inval = (child_codes == _I) & w
-        no_data &= np.add.reduceat(inval, starts, axis=1) == 0
-    codes[miss & no_data] = _N
-    zero = w_total == 0
-    codes[:, zero] = np.where(miss[:, zero], _Z, _NONE)
-    return codes
+    return reasons(child_scores, weights, starts, parent, child_codes)
 
 
 def missing_reasons(

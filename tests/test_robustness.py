@@ -16,6 +16,7 @@ from helpers_engine import raw_matrix
 
 import ml_peg_like as mpl
 from ml_peg_like import robustness as rb
+from ml_peg_like.aggregation import weighted_mean
 from ml_peg_like.cli import main
 from ml_peg_like.robustness import (
     aggregate_batch,
@@ -26,7 +27,6 @@ from ml_peg_like.robustness import (
     rank_samples,
     spearman_rho,
 )
-from ml_peg_like.aggregation import weighted_mean
 from ml_peg_like.scoring import rank_desc, score_values
 
 TREE = """
@@ -648,3 +648,64 @@ def test_cli_exits_2_with_one_line_per_problem(tmp_path, capsys):
     rc = main(["robustness", str(d), "--changes", "{nope", "--out", str(tmp_path / "o")])
     assert rc == 2
     assert "invalid JSON" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------------
+# Every normaliser's declared parameters are jittered (not only good/bad)
+# ------------------------------------------------------------------------------------------------
+
+
+def test_a_weibull_metric_is_jittered_within_the_bounds():
+    cfg = mpl.loads_config(
+        "categories: {C: {benchmarks: {B: {metrics: "
+        "{s: {normaliser: weibull_speedup, b: 1.7, c: 5.0}}}}}}"
+    )
+    speedups = [2.0, 5.0, 20.0]
+    raw = raw_matrix(cfg, ["p", "q", "r"], [[v] for v in speedups])
+    x = 0.2
+    res = rank_robustness(raw, cfg, samples=40, threshold_jitter=x, seed=3, keep_samples=40)
+    par = res.samples["parameters"]
+    assert set(par) == {"b", "c"} and res.scalars["jittered_parameters"] == 2
+    b, c = par["b"][:, 0], par["c"][:, 0]
+    assert (np.abs(b - 1.7) <= x * 1.7 + 1e-12).all() and (np.abs(c - 5.0) <= x * 5.0 + 1e-12).all()
+    assert np.unique(b).size > 1 and np.unique(c).size > 1
+    ov = res.samples["overall"]
+    for i in range(40):  # 1 - exp(-(s / a)^b), a = c (-ln 0.9)^(-1/b), by hand
+        a = c[i] * (-math.log(0.9)) ** (-1.0 / b[i])
+        want = [1.0 - math.exp(-((s / a) ** b[i])) for s in speedups]
+        assert ov[i] == pytest.approx(want, abs=1e-12)
+    # q sits at the current c (score 0.1): the jittered c moves its score to both sides
+    assert ov[:, 1].min() < 0.1 < ov[:, 1].max()
+    with_engine = cfg.apply_changes(res.sample_changes(0))
+    assert np.allclose(mpl.score(raw, with_engine).overall_scores, ov[0], atol=1e-12)
+
+
+def test_a_user_registered_normaliser_parameter_is_jittered():
+    from ml_peg_like.normalisers import ParamSpec, register_normaliser
+
+    register_normaliser(
+        "test_ratio_k",
+        lambda x, k: x / k,
+        params=(ParamSpec("k", 2.0, "divisor", positive=True),),
+        uses_thresholds=False,
+    )
+    cfg = mpl.loads_config(
+        "categories: {C: {benchmarks: {B: {metrics: {r: {normaliser: test_ratio_k, k: 4}}}}}}"
+    )
+    raw = raw_matrix(cfg, ["p", "q"], [[1.0], [2.0]])
+    res = rank_robustness(raw, cfg, samples=30, threshold_jitter=0.5, seed=1, keep_samples=30)
+    k = res.samples["parameters"]["k"][:, 0]
+    assert ((k >= 2.0) & (k <= 6.0)).all() and np.unique(k).size > 1
+    assert res.samples["overall"] == pytest.approx(np.c_[1.0 / k, 2.0 / k], abs=1e-12)
+    # a declared parameter with jitter=False stays put
+    register_normaliser(
+        "test_ratio_fixed",
+        lambda x, k: x / k,
+        params=(ParamSpec("k", 2.0, "divisor", positive=True, jitter=False),),
+        uses_thresholds=False,
+    )
+    cfg2 = mpl.loads_config(
+        "categories: {C: {benchmarks: {B: {metrics: {r: {normaliser: test_ratio_fixed}}}}}}"
+    )
+    res2 = rank_robustness(raw, cfg2, samples=5, threshold_jitter=0.5, keep_samples=5)
+    assert res2.samples["parameters"] == {} and res2.scalars["jittered_thresholds"] == 0

@@ -190,10 +190,3 @@ def reasons(
     codes[:, zero] = np.where(miss[:, zero], EXCLUDED, PRESENT)
     return codes
 
-
-def metric_reasons(metric_scores: np.ndarray, raw_values: np.ndarray) -> np.ndarray:
-    """Why each metric score is missing: NO_DATA (no raw value) or NO_THRESHOLD."""
-    miss = np.isnan(metric_scores)
-    codes = np.where(miss, NO_THRESHOLD, PRESENT).astype(np.uint8)
-    codes[miss & np.isnan(raw_values)] = NO_DATA
-    return codes

@@ -4,9 +4,26 @@ This module is the one place that knows the policies (``invalidate``: a missing 
 positive weight makes its parent missing, ML-PEG's rule; ``skip``: the parent is the weighted mean
 of the children present, with a coverage figure). Scoring, the robustness analysis and the
 dashboard's "why is this missing" call it; nothing else compares policy names.
+
+Children are the last axis of an array, split into contiguous groups by ``starts`` (the first
+child of each group, non-decreasing; a group may be empty, also in last position). Scores are
+``(models, children)`` or batched ``(samples, models, children)``; weights are ``(children,)``
+or one vector per sample ``(samples, children)``. The rules, for each group:
+
+* a child with weight 0 never matters, even when missing;
+* a group with no positive weight (all weights 0, or no children at all) is missing;
+* ``invalidate``: sum(w s) / sum(w), missing when a child with w > 0 is missing;
+* ``skip``: sum over the present children of w s / sum of their w, missing when none is present;
+* coverage = the fraction of the group's weight actually used: sum(w * child coverage) / sum(w),
+  a missing child counting 0, and 0 for a missing group (an ``invalidate`` group that lost a
+  child is not used by its parent, so none of its weight is present).
+
+Reason codes (uint8, :data:`REASON_TEXT`) say why a score is missing.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 INVALIDATE = "invalidate"
 SKIP = "skip"
@@ -14,7 +31,162 @@ SKIP = "skip"
 POLICIES = (INVALIDATE, SKIP)
 DEFAULT_POLICY = INVALIDATE
 
+#: why a score is missing (uint8 codes; 0 = the score is present)
+PRESENT, NO_DATA, NO_THRESHOLD, EXCLUDED, INVALIDATED = range(5)
+REASON_TEXT = {
+    NO_DATA: "no data",
+    NO_THRESHOLD: "no threshold: the model it refers to has no value",
+    EXCLUDED: "excluded: every weight below is 0",
+    INVALIDATED: "invalidated: a part of it is missing (policy 'invalidate')",
+}
+
+#: the state of a group for one model (see :func:`group_state`)
+FULL, PARTIAL, NONE_PRESENT = range(3)
+
 
 def is_skip(policy: str) -> bool:
     """True for the policy that averages over the children present."""
     return policy == SKIP
+
+
+def group_sum(a: np.ndarray, starts: np.ndarray, n: int | None = None) -> np.ndarray:
+    """Sums of contiguous groups over the last axis; an empty group sums to 0.
+
+    ``np.add.reduceat`` gives an empty group its neighbour's element (and raises IndexError
+    for an empty group at the end): only the non-empty groups are reduced here.
+    """
+    a = np.asarray(a)
+    starts = np.asarray(starts, dtype=np.intp)
+    n = a.shape[-1] if n is None else n
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:]
+    if starts.size:
+        ends[-1] = n
+    full = ends > starts
+    if starts.size and full.all():
+        return np.add.reduceat(a, starts, axis=-1)
+    out = np.zeros(a.shape[:-1] + (starts.size,), dtype=np.result_type(a.dtype, float))
+    if full.any():
+        out[..., full] = np.add.reduceat(a, starts[full], axis=-1)
+    return out
+
+
+def _batched_weights(weights: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Weights as (n,) for shared weights, or (R, 1, n) to broadcast over the models."""
+    w = np.asarray(weights, dtype=float)
+    return w if w.ndim == 1 else w[:, None, :]
+
+
+def weighted_mean(
+    scores: np.ndarray,
+    weights: np.ndarray,
+    starts: np.ndarray,
+    skip,
+    coverage: np.ndarray | None = None,
+    need_coverage: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted means of contiguous groups of children, with the policy of each group.
+
+    ``scores``: (M, n) or (R, M, n), NaN = missing. ``weights``: (n,) or (R, n) (with (M, n)
+    scores shared by every weight vector, the result is (R, M, groups)). ``skip``: bool per
+    group (or one bool). ``coverage``: the children's coverage (None: 1 when present, else 0).
+    Returns ``(means, coverage)``; with ``need_coverage=False`` (every policy ``invalidate``)
+    the coverage is 1 where the mean is present, else 0.
+    """
+    scores = np.asarray(scores, dtype=float)
+    starts = np.asarray(starts, dtype=np.intp)
+    n = scores.shape[-1]
+    skip = np.broadcast_to(np.asarray(skip, dtype=bool), starts.shape)
+    w = _batched_weights(weights, scores)
+    w_total = group_sum(np.asarray(weights, dtype=float), starts, n)
+    if w.ndim == 3:
+        w_total = w_total[:, None, :]
+    sw = scores * w  # NaN where a child is missing
+    zero = w == 0
+    if zero.any():  # a weight-0 child never matters, even when missing
+        if w.ndim == 1:
+            sw[..., zero] = 0.0
+        else:
+            np.copyto(sw, 0.0, where=zero)
+    missing = np.isnan(sw)
+    out = cov = None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if not skip.all():
+            out = group_sum(sw, starts, n) / w_total  # NaN iff a w > 0 child is missing
+        if skip.any() or need_coverage:
+            np.copyto(sw, 0.0, where=missing)
+            num = group_sum(sw, starts, n)
+            pw = (~missing) * w
+            w_present = group_sum(pw, starts, n)
+            if skip.any():
+                skipped = num / w_present
+                skipped[w_present == 0] = np.nan
+                out = skipped if out is None else np.where(skip, skipped, out)
+            if need_coverage:
+                if coverage is None:
+                    cov = w_present / w_total
+                else:
+                    cw = np.asarray(coverage, dtype=float) * w
+                    np.copyto(cw, 0.0, where=np.isnan(cw))
+                    cov = group_sum(cw, starts, n) / w_total
+    empty = np.broadcast_to(w_total == 0, out.shape)
+    if empty.any():
+        out[empty] = np.nan
+    if cov is None:
+        cov = (~np.isnan(out)).astype(float)
+    else:
+        # a missing group uses none of its weight (an invalidated group is not used above it)
+        cov[np.isnan(out) & ~empty] = 0.0
+        cov[empty] = np.nan
+    return out, cov
+
+
+def group_state(scores: np.ndarray, weights: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per (model, group): FULL (every positive-weight child present), PARTIAL or NONE_PRESENT.
+
+    A group with no positive weight is NONE_PRESENT. Under ``invalidate`` only FULL groups have
+    a score; under ``skip`` FULL and PARTIAL ones (PARTIAL: the present weight is the
+    denominator).
+    """
+    scores = np.asarray(scores, dtype=float)
+    pos = np.asarray(weights) > 0
+    present = ~np.isnan(scores) & pos
+    n = scores.shape[-1]
+    n_pos = group_sum(pos.astype(np.int64), starts, n)
+    n_present = group_sum(present.astype(np.int64), starts, n)
+    state = np.full(n_present.shape, PARTIAL, dtype=np.uint8)
+    state[n_present == n_pos] = FULL
+    state[n_present == 0] = NONE_PRESENT
+    return state
+
+
+def reasons(
+    child_scores: np.ndarray,
+    weights: np.ndarray,
+    starts: np.ndarray,
+    parent: np.ndarray,
+    child_codes: np.ndarray | None = None,
+) -> np.ndarray:
+    """Why each parent score (models x groups) is missing: uint8 codes, PRESENT where it is not.
+
+    NO_DATA: no positive-weight child has data (and none was itself invalidated, per
+    ``child_codes``); EXCLUDED: every weight of the group is 0; INVALIDATED: a missing child
+    made it missing (policy ``invalidate``).
+    """
+    child_scores = np.asarray(child_scores, dtype=float)
+    weights = np.asarray(weights, dtype=float)
+    n = child_scores.shape[-1]
+    w = weights > 0
+    n_present = group_sum((~np.isnan(child_scores) & w).astype(np.int64), starts, n)
+    w_total = group_sum(weights, starts, n)
+    miss = np.isnan(parent)
+    codes = np.where(miss, INVALIDATED, PRESENT).astype(np.uint8)
+    no_data = n_present == 0
+    if child_codes is not None:
+        inval = (np.asarray(child_codes) == INVALIDATED) & w
+        no_data &= group_sum(inval.astype(np.int64), starts, n) == 0
+    codes[miss & no_data] = NO_DATA
+    zero = w_total == 0
+    codes[:, zero] = np.where(miss[:, zero], EXCLUDED, PRESENT)
+    return codes
+

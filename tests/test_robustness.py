@@ -16,6 +16,7 @@ from helpers_engine import raw_matrix
 
 import ml_peg_like as mpl
 from ml_peg_like import robustness as rb
+from ml_peg_like.aggregation import weighted_mean
 from ml_peg_like.cli import main
 from ml_peg_like.robustness import (
     aggregate_batch,
@@ -26,7 +27,7 @@ from ml_peg_like.robustness import (
     rank_samples,
     spearman_rho,
 )
-from ml_peg_like.scoring import aggregate, rank_desc, score_values
+from ml_peg_like.scoring import rank_desc, score_values
 
 TREE = """
 title: Robustness
@@ -135,8 +136,8 @@ def test_same_seed_same_result_other_seed_other_result_whatever_the_batching(mon
     raw = raw_of(cfg, MIXED)
     a = run(raw, cfg, seed=11, threshold_draws=40)
     b = run(raw, cfg, seed=11, threshold_draws=40, workers=1)
-    monkeypatch.setattr(rb, "CHUNK_ELEMENTS", 64)  # many small batches
-    monkeypatch.setattr(rb, "SUBBATCH_ELEMENTS", 8)
+    monkeypatch.setattr(rb.api, "CHUNK_ELEMENTS", 64)  # many small batches
+    monkeypatch.setattr(rb.montecarlo, "SUBBATCH_ELEMENTS", 8)
     c = run(raw, cfg, seed=11, threshold_draws=40, workers=2)
     for other in (b, c):
         assert np.array_equal(a.acceptability.to_numpy(), other.acceptability.to_numpy())
@@ -179,7 +180,7 @@ def test_a_model_without_an_overall_score_is_always_last():
 
 
 def test_progress_is_reported_per_batch_up_to_the_total(monkeypatch):
-    monkeypatch.setattr(rb, "CHUNK_ELEMENTS", 64)
+    monkeypatch.setattr(rb.api, "CHUNK_ELEMENTS", 64)
     cfg = cfg_with()
     seen = []
     run(
@@ -247,17 +248,21 @@ def test_thresholds_move_by_at_most_x_keep_their_direction_and_are_shared_per_bl
     assert res.scalars["samples_per_threshold_draw"] == 5
     cols = res.samples["threshold_columns"]
     paths = cfg.metric_paths()
-    assert [paths[j].split("/")[-1] for j in cols] == ["err", "acc", "light", "time"]
+    assert [paths[j].split("/")[-1] for j in cols] == ["err", "acc", "light", "speedup", "time"]
     good, bad = res.samples["good"], res.samples["bad"]
-    for j, (g0, b0) in zip(cols, [(0, 10), (1, 0.5), (1, 5), (1, 100)], strict=True):
+    for j, (g0, b0) in zip([0, 1, 2, 4], [(0, 10), (1, 0.5), (1, 5), (1, 100)], strict=True):
         sg = abs(g0) if g0 != 0 else abs(g0 - b0)  # 'value' scale; 0 uses |good - bad|
         assert (np.abs(good[:, j] - g0) <= x * sg + 1e-12).all()
         assert (np.abs(bad[:, j] - b0) <= x * abs(b0) + 1e-12).all()
         assert (np.sign(good[:, j] - bad[:, j]) == np.sign(g0 - b0)).all()
         assert np.unique(good[:, j]).size == 12  # one draw per block of 5 samples
         assert (good[::5, j] == good[4::5, j]).all()
-    # the normaliser without thresholds is never touched
-    assert np.isnan(good[:, 3]).all()
+    # the normaliser without thresholds has no good/bad: its max_speedup (100) moves instead
+    assert np.isnan(good[:, 3]).all() and np.isnan(bad[:, 3]).all()
+    ms = res.samples["parameters"]["max_speedup"]
+    assert set(res.samples["parameters"]) == {"max_speedup"}
+    assert (np.abs(ms[:, 3] - 100.0) <= x * 100.0 + 1e-12).all()
+    assert np.unique(ms[:, 3]).size == 12 and np.isnan(ms[:, [0, 1, 2, 4]]).all()
 
 
 def test_span_scale_and_data_driven_thresholds_are_resolved_then_moved():
@@ -368,7 +373,9 @@ def test_skip_and_invalidate_by_hand_in_one_sample():
             b1 = err  # acc missing: B1 = err alone (skip)
             light = 1.0 if 1.0 <= g[2] else (0.0 if 1.0 > b[2] else 0.5)
             acc_cat = (bw[0] * b1 + bw[1] * light) / (bw[0] + bw[1])
-            speed = math.log10(10.0) / math.log10(100.0)
+            ms = res.samples["parameters"]["max_speedup"][i][3]  # 100 moved by up to 10 %
+            assert 90.0 <= ms <= 110.0 and ms != 100.0
+            speed = math.log10(10.0) / math.log10(ms)
             t = min(max((1.0 - b[4]) / (g[4] - b[4]), 0), 1)
             s1 = (mw[3] * speed + mw[4] * t) / (mw[3] + mw[4])
             expected = (cw[0] * acc_cat + cw[1] * s1) / cw.sum()
@@ -400,7 +407,7 @@ def test_aggregate_batch_is_the_engine_aggregate_for_each_weight_vector():
     out = aggregate_batch(X, W, starts, skip)
     out3 = aggregate_batch(np.broadcast_to(X, (4, 6, 7)).copy(), W, starts, skip)
     for r in range(4):
-        ref, _ = aggregate(X, None, W[r], starts, skip, need_coverage=False)
+        ref, _ = weighted_mean(X, W[r], starts, skip, need_coverage=False)
         assert np.allclose(out[r], ref, equal_nan=True)
         assert np.allclose(out3[r], ref, equal_nan=True)
 
@@ -641,3 +648,64 @@ def test_cli_exits_2_with_one_line_per_problem(tmp_path, capsys):
     rc = main(["robustness", str(d), "--changes", "{nope", "--out", str(tmp_path / "o")])
     assert rc == 2
     assert "invalid JSON" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------------
+# Every normaliser's declared parameters are jittered (not only good/bad)
+# ------------------------------------------------------------------------------------------------
+
+
+def test_a_weibull_metric_is_jittered_within_the_bounds():
+    cfg = mpl.loads_config(
+        "categories: {C: {benchmarks: {B: {metrics: "
+        "{s: {normaliser: weibull_speedup, b: 1.7, c: 5.0}}}}}}"
+    )
+    speedups = [2.0, 5.0, 20.0]
+    raw = raw_matrix(cfg, ["p", "q", "r"], [[v] for v in speedups])
+    x = 0.2
+    res = rank_robustness(raw, cfg, samples=40, threshold_jitter=x, seed=3, keep_samples=40)
+    par = res.samples["parameters"]
+    assert set(par) == {"b", "c"} and res.scalars["jittered_parameters"] == 2
+    b, c = par["b"][:, 0], par["c"][:, 0]
+    assert (np.abs(b - 1.7) <= x * 1.7 + 1e-12).all() and (np.abs(c - 5.0) <= x * 5.0 + 1e-12).all()
+    assert np.unique(b).size > 1 and np.unique(c).size > 1
+    ov = res.samples["overall"]
+    for i in range(40):  # 1 - exp(-(s / a)^b), a = c (-ln 0.9)^(-1/b), by hand
+        a = c[i] * (-math.log(0.9)) ** (-1.0 / b[i])
+        want = [1.0 - math.exp(-((s / a) ** b[i])) for s in speedups]
+        assert ov[i] == pytest.approx(want, abs=1e-12)
+    # q sits at the current c (score 0.1): the jittered c moves its score to both sides
+    assert ov[:, 1].min() < 0.1 < ov[:, 1].max()
+    with_engine = cfg.apply_changes(res.sample_changes(0))
+    assert np.allclose(mpl.score(raw, with_engine).overall_scores, ov[0], atol=1e-12)
+
+
+def test_a_user_registered_normaliser_parameter_is_jittered():
+    from ml_peg_like.normalisers import ParamSpec, register_normaliser
+
+    register_normaliser(
+        "test_ratio_k",
+        lambda x, k: x / k,
+        params=(ParamSpec("k", 2.0, "divisor", positive=True),),
+        uses_thresholds=False,
+    )
+    cfg = mpl.loads_config(
+        "categories: {C: {benchmarks: {B: {metrics: {r: {normaliser: test_ratio_k, k: 4}}}}}}"
+    )
+    raw = raw_matrix(cfg, ["p", "q"], [[1.0], [2.0]])
+    res = rank_robustness(raw, cfg, samples=30, threshold_jitter=0.5, seed=1, keep_samples=30)
+    k = res.samples["parameters"]["k"][:, 0]
+    assert ((k >= 2.0) & (k <= 6.0)).all() and np.unique(k).size > 1
+    assert res.samples["overall"] == pytest.approx(np.c_[1.0 / k, 2.0 / k], abs=1e-12)
+    # a declared parameter with jitter=False stays put
+    register_normaliser(
+        "test_ratio_fixed",
+        lambda x, k: x / k,
+        params=(ParamSpec("k", 2.0, "divisor", positive=True, jitter=False),),
+        uses_thresholds=False,
+    )
+    cfg2 = mpl.loads_config(
+        "categories: {C: {benchmarks: {B: {metrics: {r: {normaliser: test_ratio_fixed}}}}}}"
+    )
+    res2 = rank_robustness(raw, cfg2, samples=5, threshold_jitter=0.5, keep_samples=5)
+    assert res2.samples["parameters"] == {} and res2.scalars["jittered_thresholds"] == 0

@@ -16,6 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
+from .. import aggregation as agg
 from ..config import Benchmark, Category, Config, Metric, ModelRef
 from ..scoring import Scores
 from . import ids
@@ -115,23 +116,20 @@ def _round(arr: np.ndarray) -> list:
     return out.tolist()
 
 
-#: reason codes as small integers while computing (object arrays of letters cost ~50 ms at
-#: 1,000 x 1,000); letters only for the columns a view sends
-_NONE, _N, _T, _Z, _I = range(5)
+#: reason codes (aggregation's uint8 codes while computing: object arrays of letters cost ~50 ms
+#: at 1,000 x 1,000); a letter per code only for the columns a view sends
 _LETTERS = np.array(["", "n", "t", "z", "i"], dtype=object)
-#: reason code of a missing cell -> the tooltip the browser shows (sent as ``window.mplNames``)
-REASON_TIPS = dict(
-    zip(
-        _LETTERS[1:].tolist(),
-        (
-            "No data",
-            "No threshold: the model it refers to has no value",
-            "Excluded: every weight below is 0",
-            "Invalidated: a part of it is missing (policy 'invalidate')",
-        ),
-        strict=True,
-    )
+assert (agg.PRESENT, agg.NO_DATA, agg.NO_THRESHOLD, agg.EXCLUDED, agg.INVALIDATED) == (
+    0,
+    1,
+    2,
+    3,
+    4,
 )
+#: reason letter of a missing cell -> the tooltip the browser shows (sent as ``window.mplNames``)
+REASON_TIPS = {
+    _LETTERS[code]: text[:1].upper() + text[1:] for code, text in agg.REASON_TEXT.items()
+}
 
 
 def _reason_codes(
@@ -141,20 +139,7 @@ def _reason_codes(
     parent: np.ndarray,
     child_codes: np.ndarray | None = None,
 ) -> np.ndarray:
-    present = ~np.isnan(child_scores)
-    w = weights > 0
-    n_present = np.add.reduceat(present & w, starts, axis=1)
-    w_total = np.add.reduceat(weights, starts)
-    miss = np.isnan(parent)
-    codes = np.where(miss, _I, _NONE).astype(np.uint8)
-    no_data = n_present == 0
-    if child_codes is not None:
-        inval = (child_codes == _I) & w
-        no_data &= np.add.reduceat(inval, starts, axis=1) == 0
-    codes[miss & no_data] = _N
-    zero = w_total == 0
-    codes[:, zero] = np.where(miss[:, zero], _Z, _NONE)
-    return codes
+    return agg.reasons(child_scores, weights, starts, parent, child_codes)
 
 
 def missing_reasons(
@@ -177,8 +162,8 @@ def missing_reasons(
 
 def _metric_codes(scores: Scores) -> np.ndarray:
     miss = np.isnan(scores.metric_scores)
-    codes = np.where(miss, _T, _NONE).astype(np.uint8)
-    codes[miss & np.isnan(scores.raw_values)] = _N
+    codes = np.where(miss, agg.NO_THRESHOLD, agg.PRESENT).astype(np.uint8)
+    codes[miss & np.isnan(scores.raw_values)] = agg.NO_DATA
     return codes
 
 
@@ -398,7 +383,7 @@ def column_defs(
                 klass="level",
             )
         )
-        if cfg.policy(node) == "skip":
+        if agg.is_skip(cfg.policy(node)):
             cols.append(
                 {
                     "field": ids.COL_CAT_COVERAGE,
@@ -532,7 +517,7 @@ def row_data(
         cr = ccodes
         fields[ids.COL_CAT_SCORE] = _round(scores.cat_scores[idx, i])
         reasons[ids.COL_CAT_SCORE] = cr[idx, i]
-        if cfg.policy(node) == "skip":
+        if agg.is_skip(cfg.policy(node)):
             fields[ids.COL_CAT_COVERAGE] = _round(scores.cat_coverage[idx, i])
         br = bcodes
         for k in lay.cat_benches[node.name]:

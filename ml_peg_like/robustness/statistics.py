@@ -1,0 +1,157 @@
+"""Rank correlations and ranks, vectorised over rows (pure numpy).
+
+:func:`kendall_tau` (tau-b, ties handled) and :func:`spearman_rho` (Pearson correlation of
+average ranks) compare rankings row by row; :func:`rank_samples` is ``scoring.rank_desc`` on
+every row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+CHUNK_ELEMENTS = 1 << 22  # about 32 MB of float64 per batch array
+ROUND_DECIMALS = 12  # as scoring.rank_desc
+
+
+def _rows(a, b) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    a, b = np.broadcast_arrays(a, b)
+    if a.ndim == 0:
+        raise ValueError("expected vectors, got scalars")
+    lead = a.shape[:-1]
+    n = a.shape[-1]
+    return a.reshape(-1, n), b.reshape(-1, n), lead
+
+
+def _pair_signs(X: np.ndarray):
+    g = X[:, :, None] > X[:, None, :]
+    sign = g.view(np.int8) - (X[:, :, None] < X[:, None, :]).view(np.int8)
+    untied = np.count_nonzero(g.reshape(X.shape[0], -1), axis=1).astype(float)
+    return sign, untied  # untied pairs = ordered pairs with x_i > x_j
+
+
+def _kendall_block(A: np.ndarray, B: np.ndarray, sb=None) -> np.ndarray:
+    """tau-b of the rows of A and B (no NaN), all pairs at once; ``sb``: B's pair signs when B
+    is one row shared by all rows of A."""
+    r = A.shape[0]
+    sa, untied_a = _pair_signs(A)
+    sb, untied_b = _pair_signs(B) if sb is None else sb
+    sa *= sb
+    s = sa.reshape(r, -1).sum(axis=1, dtype=np.int64) / 2.0  # concordant - discordant
+    den = np.sqrt(untied_a * untied_b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = s / den
+    out[den == 0] = np.nan
+    return out
+
+
+def kendall_tau(a, b):
+    """Kendall's tau-b between ``a`` and ``b`` (rankings or scores), over the last axis.
+
+    Ties are handled (tau-b). Entries that are NaN in either vector are left out. Returns a float
+    for two vectors, an array for stacks of vectors (broadcast), NaN when undefined (fewer than 2
+    entries or a constant vector). All pairs are compared at once, in row batches of bounded size.
+    """
+    shared = np.ndim(b) == 1 and np.ndim(a) > 1 and not np.isnan(np.asarray(b, float)).any()
+    A, B, lead = _rows(a, b)
+    rows, n = A.shape
+    out = np.full(rows, np.nan)
+    if n >= 2:
+        bad = np.isnan(A).any(axis=1) | np.isnan(B).any(axis=1)
+        clean = np.flatnonzero(~bad)
+        sb = _pair_signs(np.asarray(b, float)[None]) if shared and clean.size else None
+        step = max(1, CHUNK_ELEMENTS // (n * n))
+        for s in range(0, clean.size, step):
+            idx = clean[s : s + step]
+            out[idx] = _kendall_block(A[idx], B[idx], sb)
+        for i in np.flatnonzero(bad):
+            ok = ~(np.isnan(A[i]) | np.isnan(B[i]))
+            if ok.sum() >= 2:
+                out[i] = _kendall_block(A[i, ok][None], B[i, ok][None])[0]
+    return float(out[0]) if not lead else out.reshape(lead)
+
+
+def _sorted_groups(V: np.ndarray):
+    """Row-wise descending order of V (no NaN) and, per sorted position, whether it starts a tie
+    group and the first position of its group."""
+    S, n = V.shape
+    order = np.argsort(-V, axis=1)  # the order within ties does not matter
+    sv = np.take_along_axis(V, order, axis=1)
+    idx = np.arange(n)
+    new = np.ones((S, n), dtype=bool)
+    new[:, 1:] = sv[:, 1:] != sv[:, :-1]
+    first = np.where(new, idx, 0)
+    np.maximum.accumulate(first, axis=1, out=first)
+    return order, new, first
+
+
+def row_ranks(V: np.ndarray, average: bool = False):
+    """Row-wise ranks of V (no NaN; 1 = highest): min ranks (ties share the best rank) and, with
+    ``average``, average ranks (ties get the mean of their positions). One sort."""
+    S, n = V.shape
+    order, new, first = _sorted_groups(V)
+    ranks = np.empty((S, n), dtype=np.int64)
+    np.put_along_axis(ranks, order, first + 1, axis=1)
+    if not average:
+        return ranks, None
+    end = np.ones((S, n), dtype=bool)
+    end[:, :-1] = new[:, 1:]
+    last = np.where(end, np.arange(n), n - 1)[:, ::-1]
+    last = np.minimum.accumulate(last, axis=1)[:, ::-1]
+    avg = np.empty((S, n))
+    np.put_along_axis(avg, order, (first + last) / 2.0 + 1.0, axis=1)
+    return ranks, avg
+
+
+def average_ranks(V: np.ndarray) -> np.ndarray:
+    """Row-wise average ranks (1 = highest; ties get the mean of their positions)."""
+    return row_ranks(V, average=True)[1]
+
+
+def pearson_rows(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    X = X - X.mean(axis=1, keepdims=True)
+    Y = Y - Y.mean(axis=1, keepdims=True)
+    num = np.einsum("ij,ij->i", X, Y)
+    den = np.sqrt(np.einsum("ij,ij->i", X, X) * np.einsum("ij,ij->i", Y, Y))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = num / den
+    out[~(den > 0)] = np.nan
+    return np.clip(out, -1.0, 1.0)
+
+
+def spearman_rho(a, b):
+    """Spearman's rho between ``a`` and ``b`` over the last axis: Pearson's r of average ranks.
+
+    Ties get average ranks; entries NaN in either vector are left out; NaN when undefined.
+    Returns a float for two vectors, an array for stacks of vectors.
+    """
+    A, B, lead = _rows(a, b)
+    rows, n = A.shape
+    out = np.full(rows, np.nan)
+    if n >= 2:
+        bad = np.isnan(A).any(axis=1) | np.isnan(B).any(axis=1)
+        clean = np.flatnonzero(~bad)
+        if clean.size:
+            out[clean] = pearson_rows(average_ranks(A[clean]), average_ranks(B[clean]))
+        for i in np.flatnonzero(bad):
+            ok = ~(np.isnan(A[i]) | np.isnan(B[i]))
+            if ok.sum() >= 2:
+                out[i] = pearson_rows(average_ranks(A[i, ok][None]), average_ranks(B[i, ok][None]))[
+                    0
+                ]
+    return float(out[0]) if not lead else out.reshape(lead)
+
+
+def rank_samples(values) -> np.ndarray:
+    """``scoring.rank_desc`` applied to every row: 1 = highest, ties share the best rank, NaN last
+    (rank = number of non-missing + 1), values rounded to 12 decimals first."""
+    v = np.round(np.atleast_2d(np.asarray(values, dtype=float)), ROUND_DECIMALS)
+    S, n = v.shape
+    nan = np.isnan(v)
+    key = np.where(nan, -np.inf, v)
+    ranks, _ = row_ranks(key)
+    if nan.any():
+        n_valid = n - nan.sum(axis=1)
+        ranks = np.where(nan, (n_valid + 1)[:, None], ranks)
+    return ranks

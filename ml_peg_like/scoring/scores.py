@@ -1,0 +1,130 @@
+"""Scores at every level (metric, benchmark, category, overall), coverage and ranks.
+
+One representation: a float matrix with NaN for missing, weight vectors and contiguous groups;
+every level is one call of the aggregation kernel (:func:`ml_peg_like.aggregation.weighted_mean`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from ..aggregation import weighted_mean
+from ..config import Config
+from ..raw import RawData
+from .plan import Plan, compile_config, normalise
+
+
+def rank_desc(values: np.ndarray) -> np.ndarray:
+    """Rank 1 = highest; ties share the best rank; NaN ranks last (n_valid + 1)."""
+    v = np.round(np.asarray(values, dtype=float), 12)
+    valid = ~np.isnan(v)
+    ranks = np.full(v.shape, valid.sum() + 1, dtype=np.int64)
+    if valid.any():
+        sv = np.sort(-v[valid])
+        ranks[valid] = np.searchsorted(sv, -v[valid], side="left") + 1
+    return ranks
+
+
+@dataclass
+class Scores:
+    """All levels of scores for one config and one raw data set."""
+
+    models: tuple[str, ...]
+    config: Config
+    plan: Plan
+    raw_values: np.ndarray
+    metric_scores: np.ndarray
+    bench_scores: np.ndarray
+    cat_scores: np.ndarray
+    overall_scores: np.ndarray
+    ranks: np.ndarray
+    bench_coverage: np.ndarray
+    cat_coverage: np.ndarray
+    overall_coverage: np.ndarray
+    resolved: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def _frame(self, data: np.ndarray, columns) -> pd.DataFrame:
+        return pd.DataFrame(data, index=pd.Index(self.models, name="model"), columns=list(columns))
+
+    @cached_property
+    def raw(self) -> pd.DataFrame:
+        return self._frame(self.raw_values, self.plan.metric_columns)
+
+    @cached_property
+    def metrics(self) -> pd.DataFrame:
+        return self._frame(self.metric_scores, self.plan.metric_columns)
+
+    @cached_property
+    def benchmarks(self) -> pd.DataFrame:
+        return self._frame(self.bench_scores, self.plan.benchmarks)
+
+    @cached_property
+    def categories(self) -> pd.DataFrame:
+        return self._frame(self.cat_scores, self.plan.categories)
+
+    @cached_property
+    def overall(self) -> pd.DataFrame:
+        df = pd.DataFrame(
+            {"score": self.overall_scores, "rank": self.ranks},
+            index=pd.Index(self.models, name="model"),
+        )
+        if self.config.uses_skip:
+            df["coverage"] = self.overall_coverage
+        return df
+
+    def tables(self, scale: float | None = None) -> dict[str, pd.DataFrame]:
+        """The four score tables (model as first column), scores multiplied by ``scale``."""
+        k = float(scale if scale is not None else self.config.scale)
+        out = {}
+        for name, df in (
+            ("metric_scores", self.metrics),
+            ("benchmark_scores", self.benchmarks),
+            ("category_scores", self.categories),
+        ):
+            out[name] = (df * k).reset_index()
+        ov = self.overall.copy()
+        ov["score"] = ov["score"] * k
+        out["overall_scores"] = ov.reset_index()
+        return out
+
+
+def score_values(values: np.ndarray, models, cfg: Config) -> Scores:
+    """Score an already aligned raw matrix (columns in ``cfg.metric_ids()`` order)."""
+    plan = compile_config(cfg)
+    models = tuple(models)
+    index = {m: i for i, m in enumerate(models)}
+    ms, resolved, warnings = normalise(values, plan, index)
+    need = plan.need_coverage
+    bs, bcov = weighted_mean(ms, plan.w_metric, plan.metric_starts, plan.bench_skip, None, need)
+    cs, ccov = weighted_mean(bs, plan.w_bench, plan.bench_starts, plan.cat_skip, bcov, need)
+    os_, ocov = weighted_mean(
+        cs, plan.w_cat, np.zeros(1, dtype=np.intp), plan.overall_skip, ccov, need
+    )
+    overall = os_[:, 0]
+    return Scores(
+        models=models,
+        config=cfg,
+        plan=plan,
+        raw_values=values,
+        metric_scores=ms,
+        bench_scores=bs,
+        cat_scores=cs,
+        overall_scores=overall,
+        ranks=rank_desc(overall),
+        bench_coverage=bcov,
+        cat_coverage=ccov,
+        overall_coverage=ocov[:, 0],
+        resolved=resolved,
+        warnings=warnings,
+    )
+
+
+def score(raw: RawData, cfg: Config) -> Scores:
+    """Score ``raw`` with ``cfg``: metric, benchmark, category and overall scores and ranks."""
+    values = raw.aligned(cfg)
+    return score_values(values, raw.models, cfg)

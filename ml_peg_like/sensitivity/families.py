@@ -212,7 +212,9 @@ def _affine_parts(sc: Scores):
         fc = np.where(lc.D[:, lc.parent] > 0, lc.w / lc.D[:, lc.parent], 0.0)
     beta = fm * fb[:, lm.parent] * fc[:, lb.parent][:, lm.parent]
     ms = sc.metric_scores
-    beta = np.where(np.isnan(ms), 0.0, beta)
+    # a metric counts only through a present benchmark in a present category
+    live = ~np.isnan(ms) & lb.valid[:, lm.parent] & lc.valid[:, lb.parent][:, lm.parent]
+    beta = np.where(live, beta, 0.0)
     alpha = sc.overall_scores[:, None] - beta * np.nan_to_num(ms)
     return alpha, beta
 

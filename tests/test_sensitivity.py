@@ -139,6 +139,8 @@ def _leads(cfg, values, models, path, field, t, members, k):
 
 def _threshold_ok(cfg, path, field, t):
     m = cfg.node(path)
+    if field == "weight":
+        return t >= 0
     if field not in ("good", "bad") or not m.norm.uses_thresholds:
         return t > 0
     other = m.bad if field == "good" else m.good

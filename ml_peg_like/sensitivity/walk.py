@@ -116,10 +116,24 @@ def global_interval(fam, col, members, k):
     return out[0], out[1]
 
 
+def _first_at(fam, col, model, t) -> bool:
+    return bool(topk_ok(_scores_at(fam, col, np.array([t], dtype=float)), [model], 1)[0])
+
+
+def _attained(fam, col, model, near, rep):
+    """``near`` when the model is first there; else (an end open at a step or at weight 0) the
+    value 1e-9 (relative) inside the piece towards ``rep``, or ``rep`` itself."""
+    if near == rep or _first_at(fam, col, model, near):
+        return near
+    step = 1e-9 * max(1.0, abs(near))
+    nudged = near + np.sign(rep - near) * min(step, abs(rep - near) / 2)
+    return nudged if _first_at(fam, col, model, nudged) else rep
+
+
 def nearest_first(fam, col, model):
     """The value nearest the current one at which ``model`` ranks first (tie counts), or NaN."""
     t0 = fam.t0[col]
-    if topk_ok(_scores_at(fam, col, np.array([t0])), [model], 1)[0]:
+    if _first_at(fam, col, model, t0):
         return t0
     cand = _union_candidates(fam, col, [model])
     sides = []
@@ -141,7 +155,8 @@ def nearest_first(fam, col, model):
                 continue
             hit = topk_ok(_scores_at(fam, col, rep[sl]), [model], 1) & valid[sl]
             if hit.any():
-                v = near[sl][np.argmax(hit)]
+                h = np.argmax(hit)
+                v = _attained(fam, col, model, near[sl][h], rep[sl][h])
                 if np.isnan(best) or abs(v - t0) < abs(best - t0):
                     best = v
                 pos[side] = len(rep)

@@ -100,12 +100,18 @@ def random_case(seed):
                     good, bad = (0.2, 0.9) if lower else (0.9, 0.2)
                     spec = {"normaliser": kind, "good": good, "bad": bad, "weight": w}
                 metrics[f"m{m}"] = spec
-            benches[f"b{c}{b}"] = {"weight": float(rng.choice([0.0, 1.0, 2.0], p=[0.15, 0.5, 0.35])),
-                                   "metrics": metrics}
-        cats[f"c{c}"] = {"weight": float(rng.choice([1.0, 2.0])), "benchmarks": benches,
-                         "missing": str(rng.choice(["skip", "invalidate"]))}
-    cfg = mpl.config_from_dict({"missing": str(rng.choice(["skip", "invalidate"])),
-                                "categories": cats})
+            benches[f"b{c}{b}"] = {
+                "weight": float(rng.choice([0.0, 1.0, 2.0], p=[0.15, 0.5, 0.35])),
+                "metrics": metrics,
+            }
+        cats[f"c{c}"] = {
+            "weight": float(rng.choice([1.0, 2.0])),
+            "benchmarks": benches,
+            "missing": str(rng.choice(["skip", "invalidate"])),
+        }
+    cfg = mpl.config_from_dict(
+        {"missing": str(rng.choice(["skip", "invalidate"])), "categories": cats}
+    )
     n = 5
     cols = []
     for _c, _b, m in cfg.iter_metrics():
@@ -181,8 +187,9 @@ def test_intervals_agree_with_brute_force(seed, k):
                 probe = [t for t in probe if t >= 0]
             if not probe:
                 continue
-            res = [_leads(cfg, values, models, row["path"], row["field"], t, members, k)
-                   for t in probe]
+            res = [
+                _leads(cfg, values, models, row["path"], row["field"], t, members, k) for t in probe
+            ]
             assert False in res, (row.to_dict(), end, res)
 
 
@@ -211,8 +218,11 @@ def test_what_if_agrees_with_brute_force(seed):
             # at the value (or a hair beyond it, away from the current one) the model is first
             away = np.sign(v - t0) if v != t0 else 0.0
             probe = [v, v + away * 1e-9, v + away * 1e-7]
-            res = [_leads(cfg, values, models, row["path"], row["field"], t, [mi], 1)
-                   for t in probe if _threshold_ok(cfg, row["path"], row["field"], t)]
+            res = [
+                _leads(cfg, values, models, row["path"], row["field"], t, [mi], 1)
+                for t in probe
+                if _threshold_ok(cfg, row["path"], row["field"], t)
+            ]
             assert True in res, (row.to_dict(), res)
 
 
@@ -220,9 +230,11 @@ def test_dominated_models_never_lead_under_random_weights():
     cfg, models, values = random_case(3)
     dom = dominance(values, models, cfg)
     rng = np.random.default_rng(1)
-    paths = [c.name for c in cfg.categories] + [
-        f"{c.name}/{b.name}" for c in cfg.categories for b in c.benchmarks
-    ] + cfg.metric_paths()
+    paths = (
+        [c.name for c in cfg.categories]
+        + [f"{c.name}/{b.name}" for c in cfg.categories for b in c.benchmarks]
+        + cfg.metric_paths()
+    )
     for _ in range(50):
         changes = {p: {"weight": float(rng.uniform(0.01, 3))} for p in paths}
         sc = score_values(values, models, cfg.apply_changes(changes))

@@ -60,8 +60,13 @@ def stability_intervals(values, models, cfg: Config, top_k: int = 1) -> pd.DataF
             high = np.array([p[1] for p in pairs])
         rows.append(
             pd.DataFrame(
-                {"path": fam.paths, "field": fam.fields, "current": fam.t0, "low": low,
-                 "high": high}
+                {
+                    "path": fam.paths,
+                    "field": fam.fields,
+                    "current": fam.t0,
+                    "low": low,
+                    "high": high,
+                }
             )
         )
     return _order(cfg, pd.concat(rows, ignore_index=True))
@@ -84,7 +89,9 @@ def what_if(values, models, cfg: Config, model: str) -> pd.DataFrame:
         else:
             value = np.array([nearest_first(fam, col, m) for col in range(len(fam.t0))])
         rows.append(
-            pd.DataFrame({"path": fam.paths, "field": fam.fields, "current": fam.t0, "value": value})
+            pd.DataFrame(
+                {"path": fam.paths, "field": fam.fields, "current": fam.t0, "value": value}
+            )
         )
     return _order(cfg, pd.concat(rows, ignore_index=True))
 
@@ -97,10 +104,12 @@ def dominance(values, models, cfg: Config) -> dict[str, list[str]]:
     models = tuple(models)
     sc = _scores(values, models, cfg)
     plan = sc.plan
-    bench_of = np.repeat(np.arange(len(plan.w_bench)), np.diff(np.append(plan.metric_starts,
-                                                                          len(plan.w_metric))))
-    cat_of = np.repeat(np.arange(len(plan.w_cat)), np.diff(np.append(plan.bench_starts,
-                                                                      len(plan.w_bench))))
+    bench_of = np.repeat(
+        np.arange(len(plan.w_bench)), np.diff(np.append(plan.metric_starts, len(plan.w_metric)))
+    )
+    cat_of = np.repeat(
+        np.arange(len(plan.w_cat)), np.diff(np.append(plan.bench_starts, len(plan.w_bench)))
+    )
     live = (plan.w_metric > 0) & (plan.w_bench[bench_of] > 0) & (plan.w_cat[cat_of[bench_of]] > 0)
     ms = np.round(sc.metric_scores[:, live], DECIMALS)
     missing = np.isnan(ms)

@@ -135,7 +135,8 @@ class WeightFamily:
             self._direct(lc, np.arange(lc.v.shape[1])),
             self._up(self._direct(lb, np.arange(lb.v.shape[1])), lc, lb.parent),
             self._up(
-                self._up(self._direct(lm, np.arange(lm.v.shape[1])), lb, lm.parent), lc,
+                self._up(self._direct(lm, np.arange(lm.v.shape[1])), lb, lm.parent),
+                lc,
                 lb.parent[lm.parent],
             ),
         ]
@@ -280,8 +281,10 @@ class ParamFamily:
         lo, hi = self.lo[cols][None, :, None], self.hi[cols][None, :, None]
         b = np.sort(bps, axis=-1)
         b = np.where(np.isnan(b), hi, b)
-        ends = np.concatenate([np.broadcast_to(lo, b.shape[:-1] + (1,)), b,
-                               np.broadcast_to(hi, b.shape[:-1] + (1,))], axis=-1)
+        ends = np.concatenate(
+            [np.broadcast_to(lo, b.shape[:-1] + (1,)), b, np.broadcast_to(hi, b.shape[:-1] + (1,))],
+            axis=-1,
+        )
         a_, b_ = ends[..., :-1], ends[..., 1:]
         rep = midpoint(a_, b_)
         is_bad = self.field == "bad"
@@ -368,11 +371,14 @@ def param_families(sc: Scores) -> list[ParamFamily]:
             if field not in params:
                 continue
             keep = [
-                k for k in range(len(gcols))
+                k
+                for k in range(len(gcols))
                 if (k, field) not in dyn and not np.isnan(params[field][k])
             ]
             if keep:
                 fams.append(
-                    ParamFamily(sc, name, gcols, np.asarray(keep), field, params, alpha, beta, paths)
+                    ParamFamily(
+                        sc, name, gcols, np.asarray(keep), field, params, alpha, beta, paths
+                    )
                 )
     return fams

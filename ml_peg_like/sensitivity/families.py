@@ -187,9 +187,21 @@ class WeightFamily:
             pos = np.where(self.valid[rows, cols], (p + q * t) / (r + s * t), np.nan)
         return np.where(t == 0, self.f0[rows, cols], pos)
 
-    def candidates(self, i, cols):
+    def bounds(self):
+        """(min, max) of each model's overall score over the whole domain (NaN: never scored)."""
+        with np.errstate(all="ignore"):
+            at0 = np.where(self.r > 0, self.p / self.r, self.q / self.s)
+            atinf = np.where(self.s > 0, self.q / self.s, self.p / self.r)
+        at0 = np.where(self.valid, at0, np.nan)
+        atinf = np.where(self.valid, atinf, np.nan)
+        stack = np.stack([at0, atinf, self.f0])
+        high = np.max(np.where(np.isnan(stack), -np.inf, stack), axis=0)
+        return np.min(stack, axis=0), np.where(np.isinf(high), np.nan, high)
+
+    def candidates(self, i, cols, rows=None):
+        rows = slice(None) if rows is None else np.asarray(rows)[:, None]
         pi, qi, ri, si = (x[i, cols] for x in (self.p, self.q, self.r, self.s))
-        pj, qj, rj, sj = (x[:, cols] for x in (self.p, self.q, self.r, self.s))
+        pj, qj, rj, sj = (x[rows, cols] for x in (self.p, self.q, self.r, self.s))
         roots = _quadratic_roots(
             qi * sj - qj * si, pi * sj + qi * rj - pj * si - qj * ri, pi * rj - pj * ri
         )
@@ -266,18 +278,23 @@ class ParamFamily:
         with np.errstate(invalid="ignore"):
             return np.where((v > self.lo[cols]) & (v < self.hi[cols]), v, np.nan)
 
-    def candidates(self, i, cols):
+    def bounds(self):
+        """(min, max) of each model's overall score over the whole domain (NaN: never scored)."""
+        return self.alpha, self.alpha + self.beta
+
+    def candidates(self, i, cols, rows=None):
         cols = np.asarray(cols)
-        xi = np.broadcast_to(self.x[i, cols], (self.x.shape[0], len(cols)))
-        xj = self.x[:, cols]
+        rows = np.arange(self.n_models) if rows is None else np.asarray(rows)
+        xj = self.x[rows[:, None], cols]
+        xi = np.broadcast_to(self.x[i, cols], xj.shape)
         bps = self._in_domain(np.stack([xi, xj], axis=-1), cols[None, :, None])
         if self.kind == "traffic_light":
             return bps
         if self.kind == "linear":
-            return np.concatenate([bps, self._linear_roots(i, cols, bps)], axis=-1)
-        return self._bracketed(i, cols)
+            return np.concatenate([bps, self._linear_roots(i, cols, bps, rows)], axis=-1)
+        return self._bracketed(i, cols)[rows]
 
-    def _linear_roots(self, i, cols, bps):
+    def _linear_roots(self, i, cols, bps, rows):
         lo, hi = self.lo[cols][None, :, None], self.hi[cols][None, :, None]
         b = np.sort(bps, axis=-1)
         b = np.where(np.isnan(b), hi, b)
@@ -300,10 +317,11 @@ class ParamFamily:
             nan = np.isnan(x) | np.isnan(raw)
             return np.where(nan, 0.0, icpt), np.where(nan, 0.0, slope)
 
-        ai, ki = parts(np.broadcast_to(self.x[i, cols], self.x[:, cols].shape))
-        aj, kj = parts(self.x[:, cols])
+        rc = (rows[:, None], cols[None, :])
+        ai, ki = parts(np.broadcast_to(self.x[i, cols], bps.shape[:-1]))
+        aj, kj = parts(self.x[rc])
         al_i, be_i = self.alpha[i, cols][None, :, None], self.beta[i, cols][None, :, None]
-        al_j, be_j = self.alpha[:, cols][..., None], self.beta[:, cols][..., None]
+        al_j, be_j = self.alpha[rc][..., None], self.beta[rc][..., None]
         c0 = al_i - al_j + be_i * ai - be_j * aj
         c1 = be_i * ki - be_j * kj
         with np.errstate(all="ignore"):

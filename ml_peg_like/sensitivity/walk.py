@@ -12,7 +12,7 @@ import numpy as np
 
 from .families import DECIMALS, midpoint, ok_pair
 
-CHUNK = 128  # values per vectorised block (bounds memory: models x CHUNK x pieces)
+CHUNK = 512  # values per vectorised block (bounds memory: models x CHUNK x pieces)
 REP_CHUNK = 512  # pieces per block in the global walks
 
 
@@ -60,13 +60,21 @@ def leader_intervals(fam, leaders) -> tuple[np.ndarray, np.ndarray]:
     low, high = fam.lo.copy(), fam.hi.copy()
     if len(leaders) == 0:
         return np.full(npar, np.nan), np.full(npar, np.nan)
+    smin, smax = fam.bounds()
     for start in range(0, npar, CHUNK):
         cols = np.arange(start, min(start + CHUNK, npar))
         cc = cols[None, :, None]
         for i in leaders:
-            cand = fam.candidates(i, cols)
-            nm = cand.shape[0]
-            rows = np.arange(nm)[:, None, None]
+            # only a model whose best score can reach the leader's worst can overtake it
+            with np.errstate(invalid="ignore"):
+                reach = np.round(smax[:, cols], DECIMALS) >= np.round(smin[i, cols], DECIMALS)
+            reach |= np.isnan(smin[i, cols])[None, :]  # a leader that may lose its score
+            reach[i] = False
+            rows = np.nonzero(reach.any(axis=1))[0]
+            if len(rows) == 0:
+                continue
+            cand = fam.candidates(i, cols, rows)
+            nm = len(rows)
             t0 = np.broadcast_to(fam.t0[cols], (nm, len(cols)))
             for sign, bound, out, red in (
                 (1, fam.hi[cols], high, np.min),
@@ -74,7 +82,8 @@ def leader_intervals(fam, leaders) -> tuple[np.ndarray, np.ndarray]:
             ):
                 b = np.broadcast_to(bound, (nm, len(cols)))
                 rep, near, valid = side_pieces(t0, cand, b, sign)
-                ok = ok_pair(fam.ev(i, cc, rep), fam.ev(rows, cc, rep))
+                ok = ok_pair(fam.ev(i, cc, rep), fam.ev(rows[:, None, None], cc, rep))
+                ok |= ~reach[rows][..., None]
                 end = red(_first_fail(ok, near, valid, b), axis=0)
                 out[cols] = (np.minimum if sign > 0 else np.maximum)(out[cols], end)
     return low, high

@@ -1,0 +1,87 @@
+"""``ml-peg-like sensitivity CONFIG [RAW] [--model NAME] [--top-k K] --out DIR``.
+
+Writes ``DIR/intervals.csv`` (``path,field,current,low,high``: how far each weight, threshold or
+parameter can move, all else fixed, before the leader or the top-k set changes; ``inf``/``-inf``
+for unbounded ends), with ``--model`` ``DIR/whatif.csv`` (``path,field,current,value``: the value
+nearest the current one that puts the model first; empty when none) and ``DIR/dominance.csv``
+(``model,dominated_by``, names joined by ``;``). Bad input: exit code 2, one line per problem.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+from ..errors import INPUT_ERRORS, ConfigError, Problem, report
+
+
+def add_parser(subparsers):
+    """Add the ``sensitivity`` sub-command to an argparse ``subparsers`` object."""
+    p = subparsers.add_parser(
+        "sensitivity",
+        help="how far each weight and threshold can move before the ranking changes (exact)",
+    )
+    p.add_argument(
+        "config", help="config YAML, or a dataset directory (config.yml + raw_metrics.csv)"
+    )
+    p.add_argument("raw", nargs="?", default=None, help="raw metrics CSV (long or wide)")
+    p.add_argument("--model", default=None, help="also write whatif.csv for this model")
+    p.add_argument("--top-k", type=int, default=1, help="intervals keep the top-k set (default 1)")
+    p.add_argument(
+        "--ignore-unknown",
+        action="store_true",
+        help="skip rows naming an unknown benchmark or metric (with a warning)",
+    )
+    p.add_argument("--out", required=True, help="output directory")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args) -> int:
+    """Run ``sensitivity``; 0 on success, 2 (one line per problem on stderr) on bad input."""
+    try:
+        return _run(args)
+    except INPUT_ERRORS as exc:
+        return report(exc)
+
+
+def _run(args) -> int:
+    from ..raw import load_dataset
+    from ..sensitivity import dominance, stability_intervals, what_if
+
+    cfg, raw = load_dataset(
+        args.config, args.raw, ignore_unknown=getattr(args, "ignore_unknown", False)
+    )
+    for w in raw.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if args.top_k is None or args.top_k < 1:
+        raise ConfigError([Problem("--top-k", f"must be at least 1, got {args.top_k}")])
+    models = tuple(raw.models)
+    if args.model is not None and args.model not in models:
+        known = ", ".join(models)
+        raise ConfigError([Problem("--model", f"no model {args.model!r} (known: {known})")])
+    values = raw.aligned(cfg)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    iv = stability_intervals(values, models, cfg, top_k=args.top_k)
+    iv.to_csv(out / "intervals.csv", index=False, float_format="%.12g", na_rep="")
+    paths.append(out / "intervals.csv")
+    if args.model is not None:
+        wi = what_if(values, models, cfg, args.model)
+        wi.to_csv(out / "whatif.csv", index=False, float_format="%.12g", na_rep="")
+        paths.append(out / "whatif.csv")
+    dom = dominance(values, models, cfg)
+    with open(out / "dominance.csv", "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["model", "dominated_by"])
+        for m in models:
+            w.writerow([m, ";".join(dom[m])])
+    paths.append(out / "dominance.csv")
+    n_dom = sum(1 for m in models if dom[m])
+    print(
+        f"sensitivity: {len(iv)} values, {len(models)} models ({n_dom} dominated); "
+        f"wrote {', '.join(str(p) for p in paths)}"
+    )
+    return 0

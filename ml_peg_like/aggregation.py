@@ -111,7 +111,7 @@ def weighted_mean(
     missing = np.isnan(sw)
     out = cov = None
     with np.errstate(divide="ignore", invalid="ignore"):
-        if not skip.all():
+        if not skip.all() or not skip.size:  # (no group at all: an empty result)
             out = group_sum(sw, starts, n) / w_total  # NaN iff a w > 0 child is missing
         if skip.any() or need_coverage:
             np.copyto(sw, 0.0, where=missing)

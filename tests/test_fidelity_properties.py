@@ -201,12 +201,6 @@ def test_every_builtin_normaliser_has_a_reference_here():
 # Aggregation: the weighted-mean hierarchy through the public API
 # ------------------------------------------------------------------------------------------
 
-XFAIL_EMPTY = pytest.mark.xfail(strict=True, reason="issue 13 item 4/5: fixed in the engine branch")
-XFAIL_COVERAGE = pytest.mark.xfail(
-    strict=True, reason="issue 13 item 4/5: fixed in the engine branch"
-)
-
-
 def ref_node(children: list[tuple[float, float, float]], policy: str) -> tuple[float, float]:
     """(score, coverage) of a group of (score, weight, coverage) children.
 
@@ -350,7 +344,6 @@ _MIXED = (
 )
 
 
-@XFAIL_COVERAGE
 def test_issue_13_mixed_policy_coverage_is_the_weight_used():
     tree, policy, values = _MIXED
     res = score_values(np.array(values), ["a"], build(tree, policy))
@@ -358,7 +351,6 @@ def test_issue_13_mixed_policy_coverage_is_the_weight_used():
     assert res.overall_coverage[0] == 0.5  # "the fraction of the weight present"
 
 
-@XFAIL_COVERAGE
 @SETTINGS
 @given(hierarchy())
 @example(_MIXED)
@@ -382,7 +374,6 @@ _EMPTY = (
 )
 
 
-@XFAIL_EMPTY
 def test_issue_13_empty_benchmark_is_missing_not_its_neighbour():
     tree, policy, values = _EMPTY
     res = score_values(np.array(values), ["a"], build(tree, policy))
@@ -391,14 +382,12 @@ def test_issue_13_empty_benchmark_is_missing_not_its_neighbour():
     assert res.cat_scores[0, 0] == pytest.approx(0.5)
 
 
-@XFAIL_EMPTY
 def test_issue_13_empty_group_in_last_position_does_not_raise():
     tree = [("C0", 1.0, None, [("B00", 1.0, [("m0", 1.0)]), ("B01", 1.0, [])])]
     res = score_values(np.array([[0.4]]), ["a"], build(tree, "invalidate"))
     assert math.isnan(res.bench_scores[0, 1]) and math.isnan(res.overall_scores[0])
 
 
-@XFAIL_EMPTY
 @SETTINGS
 @given(hierarchy(min_children=0))
 @example(_EMPTY)

@@ -2,33 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _cli():
-    # ml_peg_like/cli/ is wired by the coordinator; load the module file directly meanwhile
-    try:
-        from ml_peg_like.cli import sensitivity  # type: ignore[attr-defined]
-
-        return sensitivity
-    except ImportError:
-        spec = importlib.util.spec_from_file_location(
-            "ml_peg_like.cli_sensitivity_under_test",
-            ROOT / "ml_peg_like/cli/sensitivity.py",
-            submodule_search_locations=None,
-        )
-        mod = importlib.util.module_from_spec(spec)
-        mod.__package__ = "ml_peg_like.cli"
-        spec.loader.exec_module(mod)
-        return mod
-
+from ml_peg_like.cli import main
 
 CONFIG = """
 categories:
@@ -50,11 +27,7 @@ def dataset(tmp_path):
 
 
 def _run(argv):
-    mod = _cli()
-    parser = argparse.ArgumentParser(prog="ml-peg-like")
-    mod.add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return args.func(args)
+    return main(argv)
 
 
 def test_writes_the_three_tables(dataset, tmp_path, capsys):

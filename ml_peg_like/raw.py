@@ -64,7 +64,9 @@ class RawData:
         if not self.instances:
             return {}
         return {
-            j: self.instances[mid] for j, mid in enumerate(cfg.metric_ids()) if mid in self.instances
+            j: self.instances[mid]
+            for j, mid in enumerate(cfg.metric_ids())
+            if mid in self.instances
         }
 
     def aligned(self, cfg: Config) -> np.ndarray:

@@ -223,8 +223,13 @@ def unresolved_thresholds(scores: Scores, j: int, path: str | None = None) -> di
     if not refs:
         return {}
     params = resolved_params(scores, j)
+    inst = scores.instances.get(j)  # per instance: resolved on each instance
     out = {}
     for f, ref in refs.items():
+        if inst is not None:
+            i = scores.models.index(ref.model) if ref.model in scores.models else None
+            if i is not None and not np.isnan(inst.values[i]).all():
+                continue
         if f not in params:
             known = ref.model in scores.models
             out[f] = f"{f} is the value of model {ref.model}, " + (

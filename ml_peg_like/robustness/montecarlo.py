@@ -86,10 +86,11 @@ class BatchScorer:
         concentration: float,
         jitter: float,
         jitter_scale: str,
+        instances: dict | None = None,
     ):
         self.cfg = cfg
         self.models = models
-        self.scores: Scores = score_values(values, models, cfg)
+        self.scores: Scores = score_values(values, models, cfg, instances)
         sc = self.scores
         plan = self.plan = sc.plan
         M, P = values.shape
@@ -118,7 +119,11 @@ class BatchScorer:
         cstate = group_state(sc.bench_scores, w_b, plan.bench_starts)
         ostate = group_state(sc.cat_scores, w_c, np.zeros(1, dtype=np.intp))
 
-        self.jitter = parameter_jitter(plan, sc.resolved, eff, jitter, jitter_scale)
+        # per-instance metrics keep their parameters (their weights are sampled): a jittered
+        # column is re-normalised from one raw value per model, which they do not have
+        fixed_params = np.zeros(P, dtype=bool)
+        fixed_params[list(sc.instances)] = True
+        self.jitter = parameter_jitter(plan, sc.resolved, eff & ~fixed_params, jitter, jitter_scale)
         self.jit_cols = self.jitter.cols
         jit = np.zeros(P, dtype=bool)
         jit[self.jit_cols] = True

@@ -58,7 +58,9 @@ def normalise_instances(
                 params[pn] = np.array(v, dtype=float)
                 bad = np.isnan(params[pn])
                 if bad.any():
-                    warnings.append(_instance_warning(spec, plan.metric_paths[j], pn, models, block, bad))
+                    warnings.append(
+                        _instance_warning(spec, plan.metric_paths[j], pn, models, block, bad)
+                    )
                 unscorable |= bad
                 resolved[name][pn][pos] = np.nan
             s = apply_normaliser(norm, x, params) if n else np.zeros(x.shape)

@@ -4,6 +4,9 @@
   (or the top-k set) changes;
 - :func:`what_if`: for a chosen model, the value nearest the current one that puts it first;
 - :func:`dominance`: the models that stay ahead of a model under any weights.
+
+Per-instance metrics (a mean of instance scores, ``instances=``): their weights are exact and get
+rows; their thresholds and parameters get none (left out rather than answered wrongly).
 """
 
 from .api import dominance, families, stability_intervals, what_if

@@ -376,7 +376,10 @@ class ParamFamily:
 
 
 def param_families(sc: Scores) -> list[ParamFamily]:
-    """A family per (normaliser, editable field) over the metrics where that field is a number."""
+    """A family per (normaliser, editable field) over the metrics where that field is a number.
+
+    Per-instance metrics (``sc.instances``) are left out: their score is a mean of instance
+    scores, not the normaliser of one raw value per model that the families model."""
     plan = sc.plan
     alpha, beta = _affine_parts(sc)
     paths = sc.config.metric_paths()
@@ -391,7 +394,9 @@ def param_families(sc: Scores) -> list[ParamFamily]:
             keep = [
                 k
                 for k in range(len(gcols))
-                if (k, field) not in dyn and not np.isnan(params[field][k])
+                if (k, field) not in dyn
+                and not np.isnan(params[field][k])
+                and int(gcols[k]) not in sc.instances
             ]
             if keep:
                 fams.append(

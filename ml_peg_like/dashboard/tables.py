@@ -338,6 +338,7 @@ def column_defs(
             tip="Overall score: weighted mean of the category scores",
             pinned="left",
             klass="overall",
+            tooltipValueGetter={"function": f"overallTip(params, '{ids.COL_OVERALL}')"},
         ),
     ]
     if cfg.uses_skip and not view:
@@ -554,5 +555,7 @@ def row_data(
         why = {k: v[r] for k, v in rlist if v[r]}
         if why:
             row[ids.ROW_REASONS] = why
+        if scores.veto_reasons and scores.veto_reasons[idx[r]]:
+            row[ids.ROW_VETO] = scores.veto_reasons[idx[r]]  # the overall cell's tooltip
         rows.append(row)
     return rows

@@ -17,7 +17,7 @@ from ..aggregation import weighted_mean
 from ..config import Config
 from ..errors import MlPegLikeError, Problem
 from ..raw import RawData
-from ..scoring import Scores, score_values
+from ..scoring import Scores, apply_vetoes, score_values
 from .montecarlo import BatchScorer
 from .results import RobustnessResult, SettingsComparison
 from .sampling import WEIGHT_FLOOR
@@ -174,7 +174,7 @@ def _leave_one_out(scores: Scores, cfg: Config) -> pd.DataFrame:
         overall_parts.append(aggregate_batch(cats, Wc, zero, over)[:, :, 0])
     if not rows:
         return pd.DataFrame(columns=LOO_COLUMNS)
-    overall = np.concatenate(overall_parts, axis=0)
+    overall = apply_vetoes(np.concatenate(overall_parts, axis=0), scores.vetoed)
     ranks = rank_samples(overall)
     base = scores.ranks
     taus = kendall_tau(ranks, base)

@@ -21,7 +21,7 @@ import numpy as np
 from ..aggregation import PARTIAL, group_state, group_sum
 from ..config import Config
 from ..normalisers import Normaliser, apply_normaliser, get_normaliser
-from ..scoring import Scores, score_values
+from ..scoring import Scores, apply_vetoes, score_values
 from .sampling import DirichletLevel, parameter_jitter
 
 SUBBATCH_ELEMENTS = 1 << 17  # draws normalised together: about 1 MB, stays in cache
@@ -332,4 +332,4 @@ class BatchScorer:
                 ov[self.rows_o_irr] = ov_irr
         if self.rows_o_miss.size:
             ov[self.rows_o_miss] = np.nan
-        return ov.T
+        return apply_vetoes(ov.T, self.scores.vetoed)  # vetoed models stay at 0

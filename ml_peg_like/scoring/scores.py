@@ -17,6 +17,7 @@ from ..config import Config
 from ..raw import RawData
 from .instances import normalise_instances
 from .plan import Plan, compile_config, normalise
+from .vetoes import apply_vetoes, find_vetoes
 
 
 def rank_desc(values: np.ndarray) -> np.ndarray:
@@ -51,6 +52,9 @@ class Scores:
     #: per-instance metrics: {metric column: InstanceBlock} and {column: instance scores}
     instances: dict = field(default_factory=dict)
     instance_scores: dict = field(default_factory=dict)
+    #: config vetoes: the vetoed models (overall score 0) and the reason per model ("" if none)
+    vetoed: np.ndarray | None = None
+    veto_reasons: list[str] = field(default_factory=list)
 
     def _frame(self, data: np.ndarray, columns) -> pd.DataFrame:
         return pd.DataFrame(data, index=pd.Index(self.models, name="model"), columns=list(columns))
@@ -79,6 +83,8 @@ class Scores:
         )
         if self.config.uses_skip:
             df["coverage"] = self.overall_coverage
+        if self.config.vetoes:
+            df["vetoed"] = self.vetoed
         return df
 
     def tables(self, scale: float | None = None) -> dict[str, pd.DataFrame]:
@@ -116,7 +122,9 @@ def score_values(values: np.ndarray, models, cfg: Config, instances=None) -> Sco
     os_, ocov = weighted_mean(
         cs, plan.w_cat, np.zeros(1, dtype=np.intp), plan.overall_skip, ccov, need
     )
-    overall = os_[:, 0]
+    vetoed, reasons, veto_warnings = find_vetoes(values, cfg, models)
+    overall = apply_vetoes(os_[:, 0], vetoed)
+    warnings += veto_warnings
     return Scores(
         models=models,
         config=cfg,
@@ -134,6 +142,8 @@ def score_values(values: np.ndarray, models, cfg: Config, instances=None) -> Sco
         warnings=warnings,
         instances=instances,
         instance_scores=inst_scores,
+        vetoed=vetoed,
+        veto_reasons=reasons,
     )
 
 

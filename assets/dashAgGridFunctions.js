@@ -82,6 +82,12 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return reason(params.data, key, "No data");
   };
 
+  // the overall cell: a vetoed model's reason (the text comes from the server), else missingTip
+  dagfuncs.overallTip = function (params, key) {
+    var veto = (params.data || {})[N().rowVeto];
+    return veto || dagfuncs.missingTip(params, key);
+  };
+
   dagfuncs.rawTip = function (params, key, scale) {
     var d = params.data || {};
     if (params.value === null || params.value === undefined) {

@@ -25,6 +25,8 @@ class Config:
     missing: str = DEFAULT_POLICY
     scale: float = 1.0
     presets: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+    #: :class:`~.vetoes.Veto` rules: a raw value beyond a limit gives an overall score of 0
+    vetoes: tuple = ()
 
     # ---- navigation -------------------------------------------------------------------------
     @cached_property

@@ -104,7 +104,10 @@ def curve_figure(scores: Scores, path: str) -> dict:
     xs = x[ok]
     marks = norm.curve_marks(params)
     unresolved = unresolved_thresholds(scores, j)
-    pts = np.concatenate([xs, np.asarray([m.x for m in marks], dtype=float)])
+    inst_trace = _instance_points(scores, j) if j in scores.instances else None
+    inst_x = np.asarray(inst_trace["x"], dtype=float) if inst_trace else np.zeros(0)
+    pts = np.concatenate([xs, inst_x, np.asarray([m.x for m in marks], dtype=float)])
+    pts = pts[np.isfinite(pts)]
     if pts.size == 0:
         return empty_figure("No data for this metric")
     lo, hi = float(pts.min()), float(pts.max())
@@ -115,7 +118,8 @@ def curve_figure(scores: Scores, path: str) -> dict:
         span = hi - lo or max(abs(hi), 1.0)
         lo, hi = lo - 0.12 * span, hi + 0.12 * span
     grid = _grid(lo, hi, log, [m.x for m in marks])
-    if unresolved:
+    per_instance = j in scores.instances and any(f not in params for f in norm.editable)
+    if unresolved or per_instance:
         curve = np.full(grid.shape, np.nan)  # no threshold, no curve (said in the title)
     else:
         arr = {k: np.asarray([v]) for k, v in params.items()}
@@ -149,6 +153,10 @@ def curve_figure(scores: Scores, path: str) -> dict:
             hovertemplate="%{text}<extra></extra>",
         ),
     ]
+    if inst_trace:
+        inst_trace["y"] = _floats(np.asarray(inst_trace["y"], dtype=float) * scale)
+        inst_trace["marker"]["size"] = 5 if len(inst_trace["x"]) < 2000 else 3
+        data.insert(1, inst_trace)
     shapes: list[dict] = []
     notes: list[dict] = []
     lines = [m for m in marks if m.kind in MARK_COLOURS]
@@ -189,6 +197,8 @@ def curve_figure(scores: Scores, path: str) -> dict:
         sub += f" · {missing} model{'s' if missing > 1 else ''} without a value"
     for why in unresolved.values():
         sub += f" · not scored: {why}"
+    if j in scores.instances:
+        sub += " · per instance: small dots; a model's point is its mean raw value and score"
     layout = _base_layout(
         title=dict(
             text=f"{_text(metric.name)}{unit}<br><span style='font-size:12px;color:#57606a'>"
@@ -209,3 +219,28 @@ def curve_figure(scores: Scores, path: str) -> dict:
         yaxis=dict(AXIS, title=dict(text="score"), range=[-0.06 * scale, 1.1 * scale]),
     )
     return dict(data=data, layout=layout)
+
+
+def _instance_points(scores: Scores, j: int) -> dict | None:
+    """The trace of the per-instance points of metric column ``j`` (raw value, instance score;
+    y unscaled), or None when no instance has a value."""
+    block = scores.instances[j]
+    x = np.asarray(block.values, dtype=float)
+    s = scores.instance_scores.get(j, np.full(x.shape, np.nan))
+    i, k = np.nonzero(~np.isnan(x))
+    if i.size == 0:
+        return None
+    text = [
+        f"<b>{_text(scores.models[a])}</b> · {_text(block.names[b])}<br>raw: {fmt_raw(float(x[a, b]))}"
+        for a, b in zip(i.tolist(), k.tolist(), strict=True)
+    ]
+    return dict(
+        type="scatter",
+        x=_floats(x[i, k]),
+        y=s[i, k].tolist(),
+        mode="markers",
+        marker=dict(size=5, color=CURVE, opacity=0.55),
+        name="instances",
+        text=text,
+        hovertemplate="%{text}<br>score: %{y}<extra></extra>",
+    )

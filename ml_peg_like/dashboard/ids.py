@@ -127,6 +127,7 @@ COL_BENCH_SCORE = "bs"
 CLASS_DRILL = "drill"
 CLASS_METRIC = "metric"
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
+ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
 CAT_PREFIX = "c"  # c<i>: category i (overview)
 BENCH_PREFIX = "b"  # b<k>: benchmark k (category view)
 RAW_PREFIX = "r"  # r<j>: raw values of metric j (benchmark view)
@@ -176,6 +177,7 @@ def js_names(reasons: dict[str, str] | None = None) -> dict[str, Any]:
         "rawPrefix": RAW_PREFIX,
         "scorePrefix": SCORE_PREFIX,
         "rowReasons": ROW_REASONS,
+        "rowVeto": ROW_VETO,
         "reasons": dict(reasons or {}),
     }
 

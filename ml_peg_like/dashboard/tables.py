@@ -223,8 +223,13 @@ def unresolved_thresholds(scores: Scores, j: int, path: str | None = None) -> di
     if not refs:
         return {}
     params = resolved_params(scores, j)
+    inst = scores.instances.get(j)  # per instance: resolved on each instance
     out = {}
     for f, ref in refs.items():
+        if inst is not None:
+            i = scores.models.index(ref.model) if ref.model in scores.models else None
+            if i is not None and not np.isnan(inst.values[i]).all():
+                continue
         if f not in params:
             known = ref.model in scores.models
             out[f] = f"{f} is the value of model {ref.model}, " + (
@@ -333,6 +338,7 @@ def column_defs(
             tip="Overall score: weighted mean of the category scores",
             pinned="left",
             klass="overall",
+            tooltipValueGetter={"function": f"overallTip(params, '{ids.COL_OVERALL}')"},
         ),
     ]
     if cfg.uses_skip and not view:
@@ -549,5 +555,7 @@ def row_data(
         why = {k: v[r] for k, v in rlist if v[r]}
         if why:
             row[ids.ROW_REASONS] = why
+        if scores.veto_reasons and scores.veto_reasons[idx[r]]:
+            row[ids.ROW_VETO] = scores.veto_reasons[idx[r]]  # the overall cell's tooltip
         rows.append(row)
     return rows

@@ -17,7 +17,7 @@ from ..aggregation import weighted_mean
 from ..config import Config
 from ..errors import MlPegLikeError, Problem
 from ..raw import RawData
-from ..scoring import Scores, score_values
+from ..scoring import Scores, apply_vetoes, score_values
 from .montecarlo import BatchScorer
 from .results import RobustnessResult, SettingsComparison
 from .sampling import WEIGHT_FLOOR
@@ -69,6 +69,11 @@ def _values(raw: RawData, cfg: Config) -> tuple[np.ndarray, tuple[str, ...]]:
     return raw.aligned(cfg), tuple(raw.models)
 
 
+def _scores(raw: RawData, cfg: Config) -> Scores:
+    """The scores of ``raw`` under ``cfg`` (per-instance metrics scored per instance)."""
+    return score_values(raw.aligned(cfg), tuple(raw.models), cfg, raw.aligned_instances(cfg))
+
+
 def _top(ranks: np.ndarray, models, valid: np.ndarray | None = None) -> list[str]:
     if valid is not None and not valid.any():
         return []
@@ -85,10 +90,9 @@ def compare_settings(
     """
     if isinstance(config_b, Mapping):
         config_b = config_a.apply_changes(config_b)
-    va, models = _values(raw, config_a)
-    vb, _ = _values(raw, config_b)
-    sa = score_values(va, models, config_a)
-    sb = score_values(vb, models, config_b)
+    models = tuple(raw.models)
+    sa = _scores(raw, config_a)
+    sb = _scores(raw, config_b)
     ra, rb = sa.ranks, sb.ranks
     ta = _top(ra, models, ~np.isnan(sa.overall_scores))
     tb = _top(rb, models, ~np.isnan(sb.overall_scores))
@@ -170,7 +174,7 @@ def _leave_one_out(scores: Scores, cfg: Config) -> pd.DataFrame:
         overall_parts.append(aggregate_batch(cats, Wc, zero, over)[:, :, 0])
     if not rows:
         return pd.DataFrame(columns=LOO_COLUMNS)
-    overall = np.concatenate(overall_parts, axis=0)
+    overall = apply_vetoes(np.concatenate(overall_parts, axis=0), scores.vetoed)
     ranks = rank_samples(overall)
     base = scores.ranks
     taus = kendall_tau(ranks, base)
@@ -198,8 +202,7 @@ def leave_one_out(raw: RawData, cfg: Config) -> pd.DataFrame:
     benchmark was removed), new_top (rank-1 models joined by ' = '), top_changed, kendall_tau and
     spearman_rho vs the full ranking, max_rank_change and the model with that change.
     """
-    values, models = _values(raw, cfg)
-    return _leave_one_out(score_values(values, models, cfg), cfg)
+    return _leave_one_out(_scores(raw, cfg), cfg)
 
 
 def _check_settings(
@@ -300,7 +303,9 @@ def rank_robustness(
     N = int(samples)
     concentration = float(concentration)
     jitter = float(threshold_jitter)
-    eng = BatchScorer(values, models, cfg, concentration, jitter, jitter_scale)
+    eng = BatchScorer(
+        values, models, cfg, concentration, jitter, jitter_scale, raw.aligned_instances(cfg)
+    )
     n_jit = eng.jit_cols.size
     use_thr = n_jit > 0
 
@@ -435,8 +440,7 @@ def rank_robustness(
         "seconds_leave_one_out": round(t_loo, 4),
     }
     if default is not None:
-        dv, _ = _values(raw, default)
-        d_ranks = score_values(dv, models, default).ranks
+        d_ranks = _scores(raw, default).ranks
         scalars["kendall_tau_vs_default"] = kendall_tau(rank_now, d_ranks)
         scalars["spearman_rho_vs_default"] = spearman_rho(rank_now, d_ranks)
     settings = {

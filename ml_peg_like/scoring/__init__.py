@@ -8,14 +8,17 @@ The weighted means and the missing-data policy are :mod:`ml_peg_like.aggregation
 
 from .plan import Plan, compile_config, normalise, resolve_threshold
 from .scores import Scores, rank_desc, score, score_values
+from .vetoes import apply_vetoes, veto_reason
 
 __all__ = [
     "Plan",
     "Scores",
+    "apply_vetoes",
     "compile_config",
     "normalise",
     "rank_desc",
     "resolve_threshold",
     "score",
     "score_values",
+    "veto_reason",
 ]

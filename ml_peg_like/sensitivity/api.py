@@ -14,8 +14,8 @@ from .walk import global_interval, leader_intervals, nearest_first
 COLUMNS = ["path", "field", "current", "low", "high"]
 
 
-def _scores(values, models, cfg: Config) -> Scores:
-    return score_values(np.asarray(values, dtype=float), tuple(models), cfg)
+def _scores(values, models, cfg: Config, instances=None) -> Scores:
+    return score_values(np.asarray(values, dtype=float), tuple(models), cfg, instances)
 
 
 def families(sc: Scores) -> list:
@@ -37,7 +37,9 @@ def _order(cfg: Config, df: pd.DataFrame) -> pd.DataFrame:
     return df.iloc[np.argsort(key.to_numpy(), kind="stable")].reset_index(drop=True)
 
 
-def stability_intervals(values, models, cfg: Config, top_k: int = 1) -> pd.DataFrame:
+def stability_intervals(
+    values, models, cfg: Config, top_k: int = 1, instances=None
+) -> pd.DataFrame:
     """For every weight and numeric threshold/parameter: the interval [low, high] around its
     current value in which, all else fixed, the current rank-1 model(s) stay first (ties count);
     with ``top_k`` > 1, in which every model now ranked <= k stays ranked <= k.
@@ -45,8 +47,12 @@ def stability_intervals(values, models, cfg: Config, top_k: int = 1) -> pd.DataF
     Columns ``path, field, current, low, high`` (``inf``/``-inf`` for unbounded ends; NaN when
     no model has an overall score). Thresholds move within their direction: the interval of a
     ``bad`` below ``good`` ends at ``good`` at most.
+
+    ``instances``: the per-instance blocks (``RawData.aligned_instances``). The thresholds and
+    parameters of a per-instance metric get no row (its score is a mean of instance scores, which
+    the exact walk does not model); its weight does (exact: weights act on metric scores).
     """
-    sc = _scores(values, models, cfg)
+    sc = _scores(values, models, cfg, instances)
     if int(top_k) < 1:
         raise ConfigError([Problem("top_k", f"must be at least 1, got {top_k}")])
     members = np.nonzero((sc.ranks <= top_k) & ~np.isnan(sc.overall_scores))[0]
@@ -72,15 +78,16 @@ def stability_intervals(values, models, cfg: Config, top_k: int = 1) -> pd.DataF
     return _order(cfg, pd.concat(rows, ignore_index=True))
 
 
-def what_if(values, models, cfg: Config, model: str) -> pd.DataFrame:
+def what_if(values, models, cfg: Config, model: str, instances=None) -> pd.DataFrame:
     """For every weight and numeric threshold/parameter: the value nearest the current one at
     which ``model`` ranks first (a tie for first counts), changing that value alone; NaN when
-    no value does. Columns ``path, field, current, value``."""
+    no value does. Columns ``path, field, current, value``. Per-instance metrics: as in
+    :func:`stability_intervals` (weights only)."""
     models = tuple(models)
     if model not in models:
         known = ", ".join(models)
         raise ConfigError([Problem("model", f"no model {model!r} (known: {known})")])
-    sc = _scores(values, models, cfg)
+    sc = _scores(values, models, cfg, instances)
     m = models.index(model)
     rows = []
     for fam in families(sc):
@@ -96,13 +103,13 @@ def what_if(values, models, cfg: Config, model: str) -> pd.DataFrame:
     return _order(cfg, pd.concat(rows, ignore_index=True))
 
 
-def dominance(values, models, cfg: Config) -> dict[str, list[str]]:
+def dominance(values, models, cfg: Config, instances=None) -> dict[str, list[str]]:
     """For each model, the models that dominate it: at least as good on every metric with a
     positive effective weight (metric, benchmark and category weights all > 0) after
     normalisation, strictly better on one, and missing the same metrics. They stay ahead of it
     under any weights, so a dominated model can never lead."""
     models = tuple(models)
-    sc = _scores(values, models, cfg)
+    sc = _scores(values, models, cfg, instances)
     plan = sc.plan
     bench_of = np.repeat(
         np.arange(len(plan.w_bench)), np.diff(np.append(plan.metric_starts, len(plan.w_metric)))

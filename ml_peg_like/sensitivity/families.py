@@ -143,6 +143,8 @@ class WeightFamily:
         self.p, self.q, self.r, self.s, self.valid, self.f0 = (
             np.concatenate([x[k] for x in parts], axis=1) for k in range(6)
         )
+        v = _vetoed(sc)  # a vetoed model scores 0 under every weight: the constant 0 / 1
+        self.p[v], self.q[v], self.r[v], self.s[v], self.valid[v], self.f0[v] = 0, 0, 1, 0, 1, 0
         sc_ = np.maximum(np.abs(self.r) + np.abs(self.s), 1e-300)  # scale for the quadratics
         self.p, self.q, self.r, self.s = (x / sc_ for x in (self.p, self.q, self.r, self.s))
         self.n_models = self.p.shape[0]
@@ -216,6 +218,11 @@ class WeightFamily:
 # ------------------------------------------------------------------------------------------------
 
 
+def _vetoed(sc: Scores) -> np.ndarray:
+    """The models the config's vetoes hold at an overall score of 0, whatever the settings."""
+    return sc.vetoed if sc.vetoed is not None else np.zeros(len(sc.models), dtype=bool)
+
+
 def _affine_parts(sc: Scores):
     """overall = alpha + beta * metric score, per model and metric (beta 0 where it is missing)."""
     lm, lb, lc = _levels(sc)
@@ -227,7 +234,7 @@ def _affine_parts(sc: Scores):
     ms = sc.metric_scores
     # a metric counts only through a present benchmark in a present category
     live = ~np.isnan(ms) & lb.valid[:, lm.parent] & lc.valid[:, lb.parent][:, lm.parent]
-    beta = np.where(live, beta, 0.0)
+    beta = np.where(live & ~_vetoed(sc)[:, None], beta, 0.0)  # vetoed: overall 0 throughout
     alpha = sc.overall_scores[:, None] - beta * np.nan_to_num(ms)
     return alpha, beta
 
@@ -376,7 +383,10 @@ class ParamFamily:
 
 
 def param_families(sc: Scores) -> list[ParamFamily]:
-    """A family per (normaliser, editable field) over the metrics where that field is a number."""
+    """A family per (normaliser, editable field) over the metrics where that field is a number.
+
+    Per-instance metrics (``sc.instances``) are left out: their score is a mean of instance
+    scores, not the normaliser of one raw value per model that the families model."""
     plan = sc.plan
     alpha, beta = _affine_parts(sc)
     paths = sc.config.metric_paths()
@@ -391,7 +401,9 @@ def param_families(sc: Scores) -> list[ParamFamily]:
             keep = [
                 k
                 for k in range(len(gcols))
-                if (k, field) not in dyn and not np.isnan(params[field][k])
+                if (k, field) not in dyn
+                and not np.isnan(params[field][k])
+                and int(gcols[k]) not in sc.instances
             ]
             if keep:
                 fams.append(

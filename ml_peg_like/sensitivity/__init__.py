@@ -6,6 +6,22 @@
 - :func:`dominance`: the models that stay ahead of a model under any weights.
 """
 
-from .api import dominance, families, stability_intervals, what_if
+from .api import (
+    dominance,
+    dominance_of,
+    families,
+    leader_intervals_of,
+    stability_intervals,
+    what_if,
+    what_if_of,
+)
 
-__all__ = ["dominance", "families", "stability_intervals", "what_if"]
+__all__ = [
+    "dominance",
+    "dominance_of",
+    "families",
+    "leader_intervals_of",
+    "stability_intervals",
+    "what_if",
+    "what_if_of",
+]

@@ -114,30 +114,35 @@ class WeightFamily:
 
     kind = "weight"
 
-    def __init__(self, sc: Scores):
+    def __init__(self, sc: Scores, paths=None):
+        """``paths``: only the weights of these key paths (None: every weight)."""
         cfg = sc.config
         lm, lb, lc = _levels(sc)
+        cats = [(c.name, c.weight) for c in cfg.categories]
+        benches = [(f"{c.name}/{b.name}", b.weight) for c in cfg.categories for b in c.benchmarks]
+        metrics = list(
+            zip(cfg.metric_paths(), [m.weight for _c, _b, m in cfg.iter_metrics()], strict=True)
+        )
+        want = None if paths is None else set(paths)
+        ci, bi, mi = (
+            np.asarray([k for k, (p, _w) in enumerate(lv) if want is None or p in want], np.intp)
+            for lv in (cats, benches, metrics)
+        )
         self.paths, self.t0 = [], []
-        for c in cfg.categories:
-            self.paths.append(c.name)
-            self.t0.append(c.weight)
-        for c in cfg.categories:
-            for b in c.benchmarks:
-                self.paths.append(f"{c.name}/{b.name}")
-                self.t0.append(b.weight)
-        self.paths += cfg.metric_paths()
-        self.t0 += [m.weight for _c, _b, m in cfg.iter_metrics()]
+        for lv, keep in ((cats, ci), (benches, bi), (metrics, mi)):
+            self.paths += [lv[k][0] for k in keep]
+            self.t0 += [lv[k][1] for k in keep]
         self.t0 = np.asarray(self.t0, dtype=float)
         self.fields = ["weight"] * len(self.paths)
         self.lo = np.zeros(len(self.t0))
         self.hi = np.full(len(self.t0), np.inf)
         parts = [
-            self._direct(lc, np.arange(lc.v.shape[1])),
-            self._up(self._direct(lb, np.arange(lb.v.shape[1])), lc, lb.parent),
+            self._direct(lc, ci),
+            self._up(self._direct(lb, bi), lc, lb.parent[bi]),
             self._up(
-                self._up(self._direct(lm, np.arange(lm.v.shape[1])), lb, lm.parent),
+                self._up(self._direct(lm, mi), lb, lm.parent[mi]),
                 lc,
-                lb.parent[lm.parent],
+                lb.parent[lm.parent[mi]],
             ),
         ]
         self.p, self.q, self.r, self.s, self.valid, self.f0 = (
@@ -375,11 +380,13 @@ class ParamFamily:
         return out
 
 
-def param_families(sc: Scores) -> list[ParamFamily]:
-    """A family per (normaliser, editable field) over the metrics where that field is a number."""
+def param_families(sc: Scores, only=None) -> list[ParamFamily]:
+    """A family per (normaliser, editable field) over the metrics where that field is a number
+    (``only``: the metrics of these paths; None: all)."""
     plan = sc.plan
-    alpha, beta = _affine_parts(sc)
+    affine = None  # (alpha, beta), computed when a family needs it
     paths = sc.config.metric_paths()
+    want = None if only is None else set(only)
     fams = []
     for name, gcols, _static, _dynamic in plan.groups:
         norm = get_normaliser(name)
@@ -391,12 +398,15 @@ def param_families(sc: Scores) -> list[ParamFamily]:
             keep = [
                 k
                 for k in range(len(gcols))
-                if (k, field) not in dyn and not np.isnan(params[field][k])
+                if (k, field) not in dyn
+                and not np.isnan(params[field][k])
+                and (want is None or paths[gcols[k]] in want)
             ]
             if keep:
+                affine = affine or _affine_parts(sc)
                 fams.append(
                     ParamFamily(
-                        sc, name, gcols, np.asarray(keep), field, params, alpha, beta, paths
+                        sc, name, gcols, np.asarray(keep), field, params, *affine, paths
                     )
                 )
     return fams

@@ -405,8 +405,6 @@ def param_families(sc: Scores, only=None) -> list[ParamFamily]:
             if keep:
                 affine = affine or _affine_parts(sc)
                 fams.append(
-                    ParamFamily(
-                        sc, name, gcols, np.asarray(keep), field, params, *affine, paths
-                    )
+                    ParamFamily(sc, name, gcols, np.asarray(keep), field, params, *affine, paths)
                 )
     return fams

@@ -221,20 +221,30 @@ class WeightFamily:
 # ------------------------------------------------------------------------------------------------
 
 
-def _affine_parts(sc: Scores):
-    """overall = alpha + beta * metric score, per model and metric (beta 0 where it is missing)."""
+def _affine_parts(sc: Scores, cols=None):
+    """overall = alpha + beta * metric score, per model and metric (beta 0 where it is missing).
+    ``cols``: only these metric columns are filled in (the others 0); None: all."""
     lm, lb, lc = _levels(sc)
+    n, k = sc.metric_scores.shape
+    sel = np.arange(k) if cols is None else np.asarray(cols, dtype=np.intp)
+    pm = lm.parent[sel]  # benchmark of each column
+    pb = lb.parent[pm]  # its category
+    pc = lc.parent[pb]  # the overall group (0)
     with np.errstate(all="ignore"):
-        fm = np.where(lm.D[:, lm.parent] > 0, lm.w / lm.D[:, lm.parent], 0.0)
-        fb = np.where(lb.D[:, lb.parent] > 0, lb.w / lb.D[:, lb.parent], 0.0)
-        fc = np.where(lc.D[:, lc.parent] > 0, lc.w / lc.D[:, lc.parent], 0.0)
-    beta = fm * fb[:, lm.parent] * fc[:, lb.parent][:, lm.parent]
-    ms = sc.metric_scores
+        fm = np.where(lm.D[:, pm] > 0, lm.w[sel] / lm.D[:, pm], 0.0)
+        fb = np.where(lb.D[:, pb] > 0, lb.w[pm] / lb.D[:, pb], 0.0)
+        fc = np.where(lc.D[:, pc] > 0, lc.w[pb] / lc.D[:, pc], 0.0)
+    beta = fm * fb * fc
+    ms = sc.metric_scores[:, sel]
     # a metric counts only through a present benchmark in a present category
-    live = ~np.isnan(ms) & lb.valid[:, lm.parent] & lc.valid[:, lb.parent][:, lm.parent]
+    live = ~np.isnan(ms) & lb.valid[:, pm] & lc.valid[:, pb]
     beta = np.where(live, beta, 0.0)
     alpha = sc.overall_scores[:, None] - beta * np.nan_to_num(ms)
-    return alpha, beta
+    if cols is None:
+        return alpha, beta
+    full_a, full_b = np.zeros((n, k)), np.zeros((n, k))
+    full_a[:, sel], full_b[:, sel] = alpha, beta
+    return full_a, full_b
 
 
 class ParamFamily:
@@ -387,6 +397,7 @@ def param_families(sc: Scores, only=None) -> list[ParamFamily]:
     affine = None  # (alpha, beta), computed when a family needs it
     paths = sc.config.metric_paths()
     want = None if only is None else set(only)
+    cols = None if want is None else [j for j, p in enumerate(paths) if p in want]
     fams = []
     for name, gcols, _static, _dynamic in plan.groups:
         norm = get_normaliser(name)
@@ -403,7 +414,7 @@ def param_families(sc: Scores, only=None) -> list[ParamFamily]:
                 and (want is None or paths[gcols[k]] in want)
             ]
             if keep:
-                affine = affine or _affine_parts(sc)
+                affine = affine or _affine_parts(sc, cols)
                 fams.append(
                     ParamFamily(sc, name, gcols, np.asarray(keep), field, params, *affine, paths)
                 )

@@ -12,7 +12,10 @@ Also: first render (navigation start -> first overall cell in the DOM, from the 
 clock) and the size of one edit's response. The app is served in-process (werkzeug, threaded) on
 a random loopback port, as in the browser tests.
 
-    python benchmarks/bench_dashboard.py [--edits 12] [--only demo,ml-peg,large]
+    python benchmarks/bench_dashboard.py [--edits 12] [--only demo,ml-peg,large] [--sensitivity]
+
+``--sensitivity``: measure each data set twice in the same run, with the stability intervals
+(and dominance marks) shown and without (``create_app(sensitivity=False)``), and print the ratio.
 
 Timing: a capture-phase keydown listener stamps the Enter that commits the box; a
 MutationObserver on the grid stamps the first DOM mutation after which every rendered cell of
@@ -212,8 +215,8 @@ def influential_metric(cfg) -> str:
     return best
 
 
-def measure(name: str, cfg, raw, n_edits: int) -> dict:
-    app = create_app(cfg, raw)
+def measure(name: str, cfg, raw, n_edits: int, sensitivity: bool = True) -> dict:
+    app = create_app(cfg, raw, sensitivity=sensitivity)
     path = influential_metric(cfg)
     metric = cfg.node(path)
     bench_view = path.rsplit("/", 1)[0]
@@ -277,15 +280,42 @@ def measure(name: str, cfg, raw, n_edits: int) -> dict:
     return result
 
 
+def compare_sensitivity(name: str, cfg, raw, n_edits: int, rounds: int = 3) -> None:
+    """Median edit latency with the intervals shown and without, alternating ``rounds`` times
+    (a loaded machine drifts: alternating spreads the drift over both)."""
+    runs: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(rounds):
+        for on in (False, True):
+            runs[on] += measure(name, cfg, raw, max(1, n_edits // rounds), sensitivity=on)[
+                "edit_ms"
+            ]
+    off, on = statistics.median(runs[False]), statistics.median(runs[True])
+    print(
+        f"{name:7s} {len(raw.models):5d} models x {len(cfg.metric_paths()):5d} metrics: "
+        f"edit -> overall column median without intervals {off:.0f} ms (n={len(runs[False])}), "
+        f"with intervals {on:.0f} ms (n={len(runs[True])}): {100 * (on / off - 1):+.1f} % "
+        "(target <= +15 %)",
+        flush=True,
+    )
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--edits", type=int, default=12)
     p.add_argument("--only", default="demo,ml-peg,large")
+    p.add_argument(
+        "--sensitivity",
+        action="store_true",
+        help="edit latency with and without the stability intervals, interleaved, same run",
+    )
     args = p.parse_args(argv)
     only = set(args.only.split(","))
     targets = {"demo": 150, "ml-peg": 150, "large": 600}
     rows = []
     for name, cfg, raw in datasets(only):
+        if args.sensitivity:
+            compare_sensitivity(name, cfg, raw, args.edits)
+            continue
         r = measure(name, cfg, raw, args.edits)
         rows.append(r)
         posts = r.get("posts_per_edit", [])

@@ -16,6 +16,7 @@ from ..raw import RawData
 from . import ids
 from .cache import ScoreCache
 from .components import curve, edit, grid, navigation, page, settings, toolbar
+from .components import sensitivity as sens_view
 from .robustness_view import attach_robustness, tau_line_text
 from .server import MAX_REQUEST_BYTES, add_health, harden
 from .tables import REASON_TIPS, column_defs, row_data
@@ -47,11 +48,14 @@ def create_app(
     title: str | None = None,
     robustness: bool = True,
     cache_dir: str | Path | None = None,
+    sensitivity: bool = True,
 ) -> dash.Dash:
     """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine.
 
     ``robustness``: add the Robustness view (its background jobs use a diskcache in
     ``cache_dir``, default ``$ML_PEG_LIKE_CACHE_DIR`` or a per-user temporary directory).
+    ``sensitivity``: show the boxes' stability intervals, the dominance marks, the curve's bands
+    and the "what would put this model first?" picker (components/sensitivity.py).
     """
     cache = ScoreCache(config, raw)
     scores = cache.default_scores
@@ -66,6 +70,8 @@ def create_app(
     )
     app.index_string = _with_names(app.index_string)
     cols = column_defs(scores, "")
+    sens = sens_view.Sensitivity(cache) if sensitivity else None
+    sv = sens.view_state("", scores, "") if sens else None
     app.layout = page.layout(
         title=title,
         summary=page.summary_line(config, scores),
@@ -73,9 +79,16 @@ def create_app(
         toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets),
         sidebar=navigation.sidebar(config),
         crumbs=navigation.crumbs_layout(config),
-        grid=grid.layout(cols, row_data(scores, "", default_ranks=scores.ranks), len(raw.models)),
-        settings=settings.layout(config),
+        grid=grid.layout(
+            cols,
+            row_data(
+                scores, "", default_ranks=scores.ranks, dominated=sv.dominated if sv else None
+            ),
+            len(raw.models),
+        ),
+        settings=settings.layout(config, sv.texts if sv else None),
         curve=curve.layout(),
+        main_end=[sens_view.layout(cache)] if sens else None,
     )
     navigation.register(app)
     curve.register(app)
@@ -97,7 +110,9 @@ def create_app(
 
     app.engine = cache  # the robustness view's tests still read this name (goes with its move)
     # -------------------------------------------------------------------------------------------
-    edit.register(app, cache, on_changes=on_changes)
+    edit.register(app, cache, on_changes=on_changes, sensitivity=sens)
+    if sens:
+        sens_view.register(app, cache)
     harden(app.server)
     add_health(app.server, len(raw.models), len(config.metric_paths()))
     app.score_cache = cache  # for tests and benchmarks

@@ -84,9 +84,40 @@ def _grid(lo: float, hi: float, log: bool, marks: list[float]) -> np.ndarray:
     return np.unique(np.concatenate([g, np.asarray(extra, dtype=float)]))
 
 
-def curve_figure(scores: Scores, path: str) -> dict:
+#: the shaded band of a threshold's stability interval, by field
+BAND_COLOURS = {"good": "rgba(26,127,55,0.10)", "bad": "rgba(207,34,46,0.10)"}
+
+
+def _bands(band: dict[str, tuple[float, float]], lo: float, hi: float) -> list[dict]:
+    """Shaded rectangles over ``[low, high]`` of each threshold (clipped to the axis range)."""
+    out = []
+    for field, (low, high) in band.items():
+        if field not in BAND_COLOURS or not (low <= high):
+            continue
+        x0, x1 = max(low, lo), min(high, hi)
+        if x0 > x1:
+            continue
+        out.append(
+            dict(
+                type="rect",
+                x0=x0,
+                x1=x1,
+                y0=0,
+                y1=1,
+                yref="paper",
+                fillcolor=BAND_COLOURS[field],
+                line=dict(width=0),
+                layer="below",
+                name=f"{field}: leader holds",
+            )
+        )
+    return out
+
+
+def curve_figure(scores: Scores, path: str, band: dict | None = None) -> dict:
     """The curve of the metric at ``path`` with its resolved parameters, the good/bad thresholds
-    as vertical lines (speed-up normalisers: the parameters in the title) and a point per model."""
+    as vertical lines (speed-up normalisers: the parameters in the title) and a point per model.
+    ``band``: ``{field: (low, high)}`` stability intervals of thresholds, drawn shaded."""
     cfg = scores.config
     try:
         metric = cfg.node(path)
@@ -189,6 +220,8 @@ def curve_figure(scores: Scores, path: str) -> dict:
                 xshift=3 if anchor == "left" else -3,
             )
         )
+    if band:
+        shapes += _bands(band, lo, hi)
     unit = f" [{_text(metric.unit)}]" if metric.unit else ""
     ptxt = ", ".join(f"{k} = {fmt_raw(v)}" for k, v in params.items() if k not in ("good", "bad"))
     missing = int((~ok).sum())

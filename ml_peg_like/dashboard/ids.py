@@ -37,6 +37,11 @@ RESET_TABLE = "reset-table"
 UPLOAD = "upload"
 #: the robustness view's tau line (the main callback fills it in the same response)
 ROB_TAU = "rob-tau"
+#: the sensitivity panel: "what would put this model first?" (components/sensitivity.py)
+SENS_PANEL = "sens-panel"
+WHATIF_MODEL = "whatif-model"  # its model dropdown
+WHATIF_ASK = "whatif-ask"  # its "recompute" button
+WHATIF_LIST = "whatif-list"  # the single changes found
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
 EXPORTS = ("csv", "xlsx", "yaml")
@@ -78,10 +83,22 @@ T_CRUMB = "crumb"  # a breadcrumb or a settings row's name: {type, path}
 T_PICK = "pick"  # a metric's name in the settings (plots its curve): {type, path}
 T_ATTR = "attr"  # an attribute filter: {type, name}
 T_CURVE = "curve"  # the curve graph: {type, i}
+T_INTERVAL = "interval"  # a box's stability interval text: {type, path, field}
+T_WHATIF = "whatif"  # a what-if change's apply/undo button: {type, path, field, value, prev}
+KEY_VALUE = "value"
+KEY_PREV = "prev"
 
 
 def box(path: str, field: str) -> dict[str, str]:
     return {KEY_TYPE: T_SETTING, KEY_PATH: path, KEY_FIELD: field}
+
+
+def interval(path: str, field: str) -> dict[str, str]:
+    return {KEY_TYPE: T_INTERVAL, KEY_PATH: path, KEY_FIELD: field}
+
+
+def whatif(path: str, field: str, value: str, prev: str) -> dict[str, str]:
+    return {KEY_TYPE: T_WHATIF, KEY_PATH: path, KEY_FIELD: field, KEY_VALUE: value, KEY_PREV: prev}
 
 
 def by_path(kind: str, path: str) -> dict[str, str]:
@@ -128,6 +145,7 @@ CLASS_DRILL = "drill"
 CLASS_METRIC = "metric"
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
 ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
+ROW_DOMINATED = "_dom"  # a row's "dominated by X, Y" (absent when not dominated)
 CAT_PREFIX = "c"  # c<i>: category i (overview)
 BENCH_PREFIX = "b"  # b<k>: benchmark k (category view)
 RAW_PREFIX = "r"  # r<j>: raw values of metric j (benchmark view)

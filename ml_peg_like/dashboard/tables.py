@@ -329,7 +329,13 @@ def column_defs(
             "pinned": "left",
             "width": 215,
             "cellClass": "model",
-            "tooltipField": ids.COL_MODEL,
+            # a dominated model: a mark after its name (CSS) and who dominates it in the tip
+            "cellClassRules": {"dominated": f"params.data && !!params.data.{ids.ROW_DOMINATED}"},
+            "tooltipValueGetter": {
+                "function": f"params.data && params.data.{ids.ROW_DOMINATED} ? params.value + "
+                f"' (dominated by ' + params.data.{ids.ROW_DOMINATED} + ': it can never lead)'"
+                " : params.value"
+            },
         },
         _score_col(
             ids.COL_OVERALL,
@@ -473,10 +479,11 @@ def row_data(
     *,
     default_ranks: np.ndarray | None = None,
     models: list[str] | None = None,
+    dominated: dict[str, list[str]] | None = None,
 ) -> list[dict]:
     """One dict per model for ``view``: rank, rank change, model, overall, the view's columns,
     and ``_w`` (reason codes of the missing cells). ``models``: show only these (display only;
-    None: every model, [] none)."""
+    None: every model, [] none). ``dominated``: ``{model: models dominating it}`` (``_dom``)."""
     cfg = scores.config
     n = len(scores.models)
     if models is not None:
@@ -557,5 +564,7 @@ def row_data(
             row[ids.ROW_REASONS] = why
         if scores.veto_reasons and scores.veto_reasons[idx[r]]:
             row[ids.ROW_VETO] = scores.veto_reasons[idx[r]]  # the overall cell's tooltip
+        if dominated and dominated.get(names[r]):
+            row[ids.ROW_DOMINATED] = ", ".join(dominated[names[r]])
         rows.append(row)
     return rows

@@ -11,6 +11,22 @@ A model vetoed by the config (``vetoes``) is held at an overall score of 0 under
 (a constant in every family, so the intervals stay exact).
 """
 
-from .api import dominance, families, stability_intervals, what_if
+from .api import (
+    dominance,
+    dominance_of,
+    families,
+    leader_intervals_of,
+    stability_intervals,
+    what_if,
+    what_if_of,
+)
 
-__all__ = ["dominance", "families", "stability_intervals", "what_if"]
+__all__ = [
+    "dominance",
+    "dominance_of",
+    "families",
+    "leader_intervals_of",
+    "stability_intervals",
+    "what_if",
+    "what_if_of",
+]

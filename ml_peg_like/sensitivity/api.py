@@ -12,15 +12,30 @@ from .families import DECIMALS, WeightFamily, param_families
 from .walk import global_interval, leader_intervals, nearest_first
 
 COLUMNS = ["path", "field", "current", "low", "high"]
+PAIR_BLOCK = 4_000_000  # pair x metric comparisons per block in dominance_of
+DENSE_METRICS = 8  # dominance_of: metrics compared on the full model x model grid first
 
 
 def _scores(values, models, cfg: Config, instances=None) -> Scores:
     return score_values(np.asarray(values, dtype=float), tuple(models), cfg, instances)
 
 
-def families(sc: Scores) -> list:
-    """The weight family and one family per (normaliser, editable numeric field)."""
-    return [WeightFamily(sc), *param_families(sc)]
+def families(sc: Scores, paths=None) -> list:
+    """The weight family and one family per (normaliser, editable numeric field); ``paths``:
+    only the values of these key paths (None: every value)."""
+    return [WeightFamily(sc, paths), *param_families(sc, paths)]
+
+
+def leader_intervals_of(sc: Scores, paths=None) -> dict[tuple[str, str], tuple]:
+    """``{(path, field): (current, low, high)}``: the stability intervals of the leader(s) of
+    ``sc`` for the values of ``paths`` (None: all), as in :func:`stability_intervals`."""
+    leaders = np.nonzero((sc.ranks <= 1) & ~np.isnan(sc.overall_scores))[0]
+    out = {}
+    for fam in families(sc, paths):
+        low, high = leader_intervals(fam, leaders)
+        for k, (p, f) in enumerate(zip(fam.paths, fam.fields, strict=True)):
+            out[(p, f)] = (float(fam.t0[k]), float(low[k]), float(high[k]))
+    return out
 
 
 def _order(cfg: Config, df: pd.DataFrame) -> pd.DataFrame:
@@ -87,8 +102,11 @@ def what_if(values, models, cfg: Config, model: str, instances=None) -> pd.DataF
     if model not in models:
         known = ", ".join(models)
         raise ConfigError([Problem("model", f"no model {model!r} (known: {known})")])
-    sc = _scores(values, models, cfg, instances)
-    m = models.index(model)
+    return what_if_of(_scores(values, models, cfg, instances), models.index(model))
+
+
+def what_if_of(sc: Scores, m: int) -> pd.DataFrame:
+    """:func:`what_if` for model index ``m`` of already computed scores."""
     rows = []
     for fam in families(sc):
         if np.isnan(sc.overall_scores[m]) and fam.kind != "weight":
@@ -100,7 +118,7 @@ def what_if(values, models, cfg: Config, model: str, instances=None) -> pd.DataF
                 {"path": fam.paths, "field": fam.fields, "current": fam.t0, "value": value}
             )
         )
-    return _order(cfg, pd.concat(rows, ignore_index=True))
+    return _order(sc.config, pd.concat(rows, ignore_index=True))
 
 
 def dominance(values, models, cfg: Config, instances=None) -> dict[str, list[str]]:
@@ -108,8 +126,12 @@ def dominance(values, models, cfg: Config, instances=None) -> dict[str, list[str
     positive effective weight (metric, benchmark and category weights all > 0) after
     normalisation, strictly better on one, and missing the same metrics. They stay ahead of it
     under any weights, so a dominated model can never lead."""
-    models = tuple(models)
-    sc = _scores(values, models, cfg, instances)
+    return dominance_of(_scores(values, tuple(models), cfg, instances))
+
+
+def dominance_of(sc: Scores) -> dict[str, list[str]]:
+    """:func:`dominance` of already computed scores."""
+    models = sc.models
     plan = sc.plan
     bench_of = np.repeat(
         np.arange(len(plan.w_bench)), np.diff(np.append(plan.metric_starts, len(plan.w_metric)))
@@ -121,11 +143,29 @@ def dominance(values, models, cfg: Config, instances=None) -> dict[str, list[str
     ms = np.round(sc.metric_scores[:, live], DECIMALS)
     missing = np.isnan(ms)
     filled = np.where(missing, 0.0, ms)
-    out: dict[str, list[str]] = {}
-    for i, name in enumerate(models):
-        same = (missing == missing[i]).all(axis=1)
-        geq = (filled >= filled[i]).all(axis=1)
-        gt = (filled > filled[i]).any(axis=1)
-        dom = np.nonzero(same & geq & gt)[0]
-        out[name] = [models[j] for j in dom]
+    # candidate pairs (i dominated by j), filtered a block of metrics at a time: most pairs
+    # fail within the first few metrics, so the cost is about n^2, not n^2 x metrics
+    n, k = filled.shape
+    # pair[i, j]: j may dominate i (same missing metrics); the first metrics on the full grid
+    packed = np.packbits(missing, axis=1)
+    group = np.unique(packed, axis=0, return_inverse=True)[1].ravel() if n else np.zeros(0)
+    pair = (group[:, None] == group[None, :]) & ~np.eye(n, dtype=bool)
+    start = min(k, DENSE_METRICS)
+    for c in range(start):
+        f = filled[:, c]
+        pair &= f[None, :] >= f[:, None]
+    ii, jj = np.nonzero(pair)
+    while start < k and len(ii):
+        stop = min(k, start + max(1, PAIR_BLOCK // len(ii)))
+        keep = (filled[jj, start:stop] >= filled[ii, start:stop]).all(axis=1)
+        ii, jj = ii[keep], jj[keep]
+        start = stop
+    strict = np.zeros(len(ii), dtype=bool)
+    for start in range(0, k, max(1, PAIR_BLOCK // max(1, len(ii)))):
+        stop = start + max(1, PAIR_BLOCK // max(1, len(ii)))
+        strict |= (filled[jj, start:stop] > filled[ii, start:stop]).any(axis=1)
+    ii, jj = ii[strict], jj[strict]
+    out: dict[str, list[str]] = {name: [] for name in models}
+    for i, j in zip(ii.tolist(), jj.tolist(), strict=True):  # np.nonzero: j ascending per i
+        out[models[i]].append(models[j])
     return out

@@ -50,6 +50,11 @@ from ..state import (
 from ..tables import canonical_view, column_defs, row_data, threshold_problems, view_node
 from . import curve, grid, navigation, settings, toolbar
 from .inputs import attr_selection, boxes_of, text
+from .sensitivity import EDIT_INPUTS as SENS_INPUTS
+from .sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
+from .sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
+from .sensitivity import Sensitivity, click_edit
+from .sensitivity import labels as whatif_labels
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
@@ -134,16 +139,28 @@ def _threshold_status(problems: dict[tuple[str, str], str], what: str) -> html.D
     return status(f"{what}: {path}.{field}: {why}; that metric has no score{more}.", "err")
 
 
-def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> None:
+def register(
+    app,
+    cache: ScoreCache,
+    *,
+    on_changes: OnChanges | None = None,
+    sensitivity: Sensitivity | None = None,
+) -> None:
     """The edit callback. ``on_changes(changes)``: called after every accepted change of the
-    settings, inside the same request (e.g. to update another part with ``set_props``)."""
+    settings, inside the same request (e.g. to update another part with ``set_props``).
+    ``sensitivity``: the boxes' stability intervals, dominance marks, curve bands and the
+    what-if buttons (components/sensitivity.py) go in the same response."""
     defaults = cache.defaults
     paths = cache.paths
+    sens = sensitivity
+    outputs = {**OUTPUTS, **SENS_OUTPUTS} if sens else OUTPUTS
+    inputs = {**INPUTS, **SENS_INPUTS} if sens else INPUTS
+    wildcards = (*WILDCARD_OUTPUTS, *SENS_WILDCARD) if sens else WILDCARD_OUTPUTS
 
-    @app.callback(output=OUTPUTS, inputs=INPUTS, state=STATES, prevent_initial_call=True)
+    @app.callback(output=outputs, inputs=inputs, state=STATES, prevent_initial_call=True)
     def update(**kw: Any) -> dict[str, Any]:
         out = _update(**kw)
-        for key in WILDCARD_OUTPUTS:
+        for key in wildcards:
             if out[key] is no_update:
                 out[key] = [no_update] * len(ctx.outputs_grouping[key])
         return out
@@ -281,6 +298,18 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
                 raise PreventUpdate
             v = canonical_view(defaults, text(want.get(ids.VIEW_PATH)))
             metric = text(want.get(ids.VIEW_METRIC))
+        elif kind == ids.T_WHATIF and sens:  # a what-if change: an edit of that box
+            if not ctx.triggered or not ctx.triggered[0].get("value"):
+                raise PreventUpdate  # the button was just drawn, not clicked
+            try:
+                new_changes, new_cfg = apply_edit(
+                    defaults, changes, click_edit(trig, defaults, changes)
+                )
+            except (KeyError, ConfigError) as exc:
+                msg = problem_text(exc) if isinstance(exc, ConfigError) else "unknown path"
+                new_changes, new_cfg = changes, None
+                shown = status(f"That change cannot be applied: {msg}", "err")
+            rewrite = True
         elif trig not in (ids.SHOW, ids.MODEL_FILTER) and kind != ids.T_ATTR:
             raise PreventUpdate
 
@@ -332,12 +361,18 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
         if query != (kw["qs"] or "") or trig == ids.URL:
             out["search"] = query
             out["qs"] = query
+        sv = sens.view_state(key, scores, v) if sens else None
         out["rows"] = row_data(
             scores,
             v,
             default_ranks=cache.default_scores.ranks,
             models=filtered_models(filters, cache.models, cache.attr_values),
+            dominated=sv.dominated if sv else None,
         )
+        if sens:
+            out["whatif_label"] = whatif_labels(
+                ctx.outputs_grouping["whatif_label"], defaults, new_changes
+            )
         changed_set = {p for p, f in new_changes.items() if f}
         cols = column_defs(scores, v, show=show, changed=changed_set, metric=metric)
         sig = grid.colsig(cols)
@@ -346,7 +381,7 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
             out["colsig"] = sig
         is_bench = bool(metric)
         if is_bench:
-            figure = curve_figure(scores, metric)
+            figure = curve_figure(scores, metric, sv.band(metric) if sv else None)
             if kw["graph"]:
                 # the graph exists: its figure follows in the browser once the table is drawn
                 out["figure"] = figure
@@ -365,7 +400,9 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
             out["status"] = None
 
         if view_changed:
-            out["settings"] = settings.panel(defaults, cfg, new_changes, v, problems)
+            out["settings"] = settings.panel(
+                defaults, cfg, new_changes, v, problems, sv.texts if sv else None
+            )
             out["crumbs"] = navigation.breadcrumb(defaults, v)
             out["mopts"] = curve.metric_options(defaults, v)
             out["plot_style"] = SHOWN if is_bench else HIDDEN
@@ -389,4 +426,6 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
             else no_update
             for m in ctx.outputs_grouping["msg"]
         ]
+        if sv:
+            out["interval"] = sv.outputs(ctx.outputs_grouping["interval"])
         return out

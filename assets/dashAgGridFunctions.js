@@ -82,6 +82,19 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return reason(params.data, key, "No data");
   };
 
+  // a model's display name (the key when it has none) and its tooltip (name, key, card hint)
+  dagfuncs.modelName = function (params) {
+    var d = params.data || {};
+    return d[N().colName] || d[N().colModel];
+  };
+
+  dagfuncs.modelTip = function (params) {
+    var d = params.data || {};
+    var key = d[N().colModel];
+    var name = d[N().colName];
+    return (name ? name + " (" + key + ")" : key) + " \u2014 click for the model card";
+  };
+
   dagfuncs.rawTip = function (params, key, scale) {
     var d = params.data || {};
     if (params.value === null || params.value === undefined) {

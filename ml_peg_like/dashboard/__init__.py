@@ -15,7 +15,17 @@ from ..config import Config
 from ..raw import RawData
 from . import ids
 from .cache import ScoreCache
-from .components import curve, edit, grid, navigation, page, settings, toolbar
+from .components import (
+    curve,
+    edit,
+    grid,
+    modelcard,
+    navigation,
+    page,
+    settings,
+    theme,
+    toolbar,
+)
 from .robustness_view import attach_robustness, tau_line_text
 from .server import MAX_REQUEST_BYTES, add_health, harden
 from .tables import REASON_TIPS, column_defs, row_data
@@ -70,15 +80,22 @@ def create_app(
         title=title,
         summary=page.summary_line(config, scores),
         stores=page.stores(grid.colsig(cols), navigation.tree_store(config)),
-        toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets),
+        toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets, cache.display),
         sidebar=navigation.sidebar(config),
         crumbs=navigation.crumbs_layout(config),
-        grid=grid.layout(cols, row_data(scores, "", default_ranks=scores.ranks), len(raw.models)),
+        grid=grid.layout(
+            cols,
+            row_data(scores, "", default_ranks=scores.ranks, names=cache.display),
+            len(raw.models),
+        ),
+        head_tools=theme.controls(),
+        after_grid=[modelcard.layout()],
         settings=settings.layout(config),
         curve=curve.layout(),
     )
     navigation.register(app)
     curve.register(app)
+    modelcard.register(app, cache)
     toolbar.register(app, cache)
 
     # ---- the robustness view: the ONE composition point ------------------------------------

@@ -85,6 +85,7 @@ OUTPUTS = dict(
     upload=Output(ids.UPLOAD, "contents"),
     picks=Output(ids.MODEL_FILTER, "value"),
     attr_value=Output(ids.attr(ALL), "value"),
+    shown_count=Output(ids.SHOWN_COUNT, "children"),
 )
 INPUTS = dict(
     box=Input(BOX, "value"),
@@ -98,6 +99,8 @@ INPUTS = dict(
     show=Input(ids.SHOW, "value"),
     models=Input(ids.MODEL_FILTER, "value"),
     attrs=Input(ids.attr(ALL), "value"),
+    rank_shown=Input(ids.RANK_SHOWN, "value"),
+    xscale=Input(ids.CURVE_XSCALE, "value"),
 )
 STATES = dict(
     filename=State(ids.UPLOAD, "filename"),
@@ -281,7 +284,10 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
                 raise PreventUpdate
             v = canonical_view(defaults, text(want.get(ids.VIEW_PATH)))
             metric = text(want.get(ids.VIEW_METRIC))
-        elif trig not in (ids.SHOW, ids.MODEL_FILTER) and kind != ids.T_ATTR:
+        elif (
+            trig not in (ids.SHOW, ids.MODEL_FILTER, ids.RANK_SHOWN, ids.CURVE_XSCALE)
+            and kind != ids.T_ATTR
+        ):
             raise PreventUpdate
 
         view_changed = v != v0
@@ -332,11 +338,19 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
         if query != (kw["qs"] or "") or trig == ids.URL:
             out["search"] = query
             out["qs"] = query
+        shown_models = filtered_models(filters, cache.models, cache.attr_values)
         out["rows"] = row_data(
             scores,
             v,
             default_ranks=cache.default_scores.ranks,
-            models=filtered_models(filters, cache.models, cache.attr_values),
+            models=shown_models,
+            names=cache.display,
+            rank_shown=bool(kw["rank_shown"]),
+            default_overall=cache.default_scores.overall_scores,
+        )
+        n_all = len(cache.models)
+        out["shown_count"] = toolbar.shown_text(
+            n_all if shown_models is None else len(shown_models), n_all
         )
         changed_set = {p for p, f in new_changes.items() if f}
         cols = column_defs(scores, v, show=show, changed=changed_set, metric=metric)
@@ -346,7 +360,8 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
             out["colsig"] = sig
         is_bench = bool(metric)
         if is_bench:
-            figure = curve_figure(scores, metric)
+            xscale = kw["xscale"] if kw["xscale"] in curve.XSCALES else curve.XSCALES[0]
+            figure = curve_figure(scores, metric, names=cache.display, xscale=xscale)
             if kw["graph"]:
                 # the graph exists: its figure follows in the browser once the table is drawn
                 out["figure"] = figure

@@ -88,6 +88,21 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return veto || dagfuncs.missingTip(params, key);
   };
 
+  // a model's display name (the key when it has none) and its tooltip (name, key, card hint)
+  dagfuncs.modelName = function (params) {
+    var d = params.data || {};
+    return d[N().colName] || d[N().colModel];
+  };
+
+  dagfuncs.modelTip = function (params) {
+    var d = params.data || {};
+    var key = d[N().colModel];
+    var name = d[N().colName];
+    var dom = d[N().rowDominated];
+    var tip = (name ? name + " (" + key + ")" : key) + " \u2014 click for the model card";
+    return dom ? tip + " \u2014 dominated by " + dom + ": it can never lead" : tip;
+  };
+
   dagfuncs.rawTip = function (params, key, scale) {
     var d = params.data || {};
     if (params.value === null || params.value === undefined) {

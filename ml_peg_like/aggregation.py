@@ -189,4 +189,3 @@ def reasons(
     zero = w_total == 0
     codes[:, zero] = np.where(miss[:, zero], EXCLUDED, PRESENT)
     return codes
-

@@ -231,10 +231,10 @@ def test_plot_follows_an_edit(env):
             "() => document.querySelector('#curve .js-plotly-plot').layout.shapes.map(s => s.x0)"
         )
 
-    assert shapes() == [0.95, 0.5]
+    assert shapes() == [0.5, 0.95]  # in x order (issue 12: their labels stack in that order)
     commit(page, IRIS_ACC, "bad", "0.6")
     page.wait_for_function(
-        "() => document.querySelector('#curve .js-plotly-plot').layout.shapes[1].x0 === 0.6"
+        "() => document.querySelector('#curve .js-plotly-plot').layout.shapes[0].x0 === 0.6"
     )
     new = score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95, "bad": 0.6}}))
     pts = page.evaluate(

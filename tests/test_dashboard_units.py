@@ -196,7 +196,8 @@ def test_curve_figure_marks_thresholds_and_puts_every_model_on_the_curve(data):
     cfg, raw = data
     s = score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95}}))
     fig = curve_figure(s, IRIS_ACC)
-    assert [sh["x0"] for sh in fig["layout"]["shapes"]] == [0.95, 0.5]
+    # threshold lines in x order (their labels stack in that order)
+    assert [sh["x0"] for sh in fig["layout"]["shapes"]] == [0.5, 0.95]
     pts = fig["data"][1]
     assert pts["x"] == pytest.approx(s.raw["Iris/Accuracy"].tolist())
     assert pts["y"] == pytest.approx(s.metrics["Iris/Accuracy"].tolist())

@@ -15,7 +15,17 @@ from ..config import Config
 from ..raw import RawData
 from . import ids
 from .cache import ScoreCache
-from .components import curve, edit, grid, navigation, page, settings, toolbar
+from .components import (
+    curve,
+    edit,
+    grid,
+    modelcard,
+    navigation,
+    page,
+    settings,
+    theme,
+    toolbar,
+)
 from .components import sensitivity as sens_view
 from .robustness_view import attach_robustness, tau_line_text
 from .server import MAX_REQUEST_BYTES, add_health, harden
@@ -76,22 +86,29 @@ def create_app(
         title=title,
         summary=page.summary_line(config, scores),
         stores=page.stores(grid.colsig(cols), navigation.tree_store(config)),
-        toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets),
+        toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets, cache.display),
         sidebar=navigation.sidebar(config),
         crumbs=navigation.crumbs_layout(config),
         grid=grid.layout(
             cols,
             row_data(
-                scores, "", default_ranks=scores.ranks, dominated=sv.dominated if sv else None
+                scores,
+                "",
+                default_ranks=scores.ranks,
+                dominated=sv.dominated if sv else None,
+                names=cache.display,
             ),
             len(raw.models),
         ),
+        head_tools=theme.controls(),
+        after_grid=[modelcard.layout()],
         settings=settings.layout(config, sv.texts if sv else None),
         curve=curve.layout(),
         main_end=[sens_view.layout(cache)] if sens else None,
     )
     navigation.register(app)
     curve.register(app)
+    modelcard.register(app, cache)
     toolbar.register(app, cache)
 
     # ---- the robustness view: the ONE composition point ------------------------------------

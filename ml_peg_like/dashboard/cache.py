@@ -7,6 +7,7 @@ import threading
 from collections import OrderedDict
 
 from ..config import Config
+from ..models import display_name_map
 from ..raw import RawData
 from ..scoring import Scores, score_values
 from .state import Changes, attribute_options, attribute_values, encode_changes, try_changes
@@ -25,6 +26,7 @@ class ScoreCache:
         self.defaults = config
         self.raw = raw
         self.models = tuple(raw.models)
+        self.display = display_name_map(raw.attributes, self.models)  # {key: display name}
         self.values = raw.aligned(config)
         self.instances = raw.aligned_instances(config)  # per-instance metrics
         self.default_scores = score_values(self.values, self.models, config, self.instances)

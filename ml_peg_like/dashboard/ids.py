@@ -35,6 +35,14 @@ PRESET = "preset"
 RESET_ALL = "reset-all"
 RESET_TABLE = "reset-table"
 UPLOAD = "upload"
+CURVE_XSCALE = "curve-xscale"  # the curve's x axis: auto / linear / log
+SHOWN_COUNT = "shown-count"  # "17 of 51 models shown" beside the filters
+RANK_SHOWN = "rank-shown"  # rank within the shown models (a checklist)
+MODEL_CARD = "model-card"  # the model card (filled when a model's cell is clicked)
+MODEL_CARD_BODY = "model-card-body"
+MODEL_CARD_CLOSE = "model-card-close"
+THEME_TOGGLE = "theme-toggle"  # light / dark (the browser keeps the choice)
+MENU_TOGGLE = "menu-toggle"  # the sidebar's menu button on narrow screens
 #: the robustness view's tau line (the main callback fills it in the same response)
 ROB_TAU = "rob-tau"
 #: the sensitivity panel: "what would put this model first?" (components/sensitivity.py)
@@ -135,6 +143,7 @@ HDR_COL = "colId"  # hdr store: the clicked column
 COL_RANK = "rank"
 COL_DELTA = "d"
 COL_MODEL = "model"
+COL_NAME = "mn"  # a row's display name (only when it differs from the key)
 COL_OVERALL = "o"
 COL_COVERAGE = "cov"
 COL_CAT_SCORE = "cs"
@@ -196,6 +205,12 @@ def js_names(reasons: dict[str, str] | None = None) -> dict[str, Any]:
         "scorePrefix": SCORE_PREFIX,
         "rowReasons": ROW_REASONS,
         "rowVeto": ROW_VETO,
+        "rowDominated": ROW_DOMINATED,
+        "colModel": COL_MODEL,
+        "colName": COL_NAME,
+        "themeToggle": THEME_TOGGLE,
+        "menuToggle": MENU_TOGGLE,
+        "sidebar": SIDEBAR,
         "reasons": dict(reasons or {}),
     }
 

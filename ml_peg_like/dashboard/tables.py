@@ -12,13 +12,14 @@ benchmark), ``"Cat/Bench"`` a benchmark (a column per metric: raw values or norm
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
 from .. import aggregation as agg
 from ..config import Benchmark, Category, Config, Metric, ModelRef
-from ..scoring import Scores
+from ..scoring import Scores, rank_desc
 from . import ids
 
 MISSING_TEXT = "—"
@@ -329,13 +330,12 @@ def column_defs(
             "pinned": "left",
             "width": 215,
             "cellClass": "model",
-            # a dominated model: a mark after its name (CSS) and who dominates it in the tip
+            # the display name shown (sorted and searched by it); the key, "click for the model
+            # card" and, for a dominated model, who dominates it in the tooltip (a mark after its
+            # name, from CSS)
+            "valueGetter": {"function": "modelName(params)"},
+            "tooltipValueGetter": {"function": "modelTip(params)"},
             "cellClassRules": {"dominated": f"params.data && !!params.data.{ids.ROW_DOMINATED}"},
-            "tooltipValueGetter": {
-                "function": f"params.data && params.data.{ids.ROW_DOMINATED} ? params.value + "
-                f"' (dominated by ' + params.data.{ids.ROW_DOMINATED} + ': it can never lead)'"
-                " : params.value"
-            },
         },
         _score_col(
             ids.COL_OVERALL,
@@ -473,6 +473,21 @@ def column_defs(
     return cols
 
 
+def _ranks_among(
+    scores: Scores, idx: np.ndarray, default_overall: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Ranks of the models ``idx`` among themselves (the one ranking rule, :func:`rank_desc`, on
+    the same overall scores), and their default ranks the same way (from ``default_overall``),
+    as full-length arrays indexed like ``scores.models``."""
+    ranks = np.array(scores.ranks, copy=True)
+    ranks[idx] = rank_desc(scores.overall_scores[idx])
+    if default_overall is None:
+        return ranks, None
+    d = np.array(rank_desc(default_overall), copy=True)
+    d[idx] = rank_desc(np.asarray(default_overall, dtype=float)[idx])
+    return ranks, d
+
+
 def row_data(
     scores: Scores,
     view: str,
@@ -480,10 +495,16 @@ def row_data(
     default_ranks: np.ndarray | None = None,
     models: list[str] | None = None,
     dominated: dict[str, list[str]] | None = None,
+    names: Mapping[str, str] | None = None,
+    rank_shown: bool = False,
+    default_overall: np.ndarray | None = None,
 ) -> list[dict]:
     """One dict per model for ``view``: rank, rank change, model, overall, the view's columns,
     and ``_w`` (reason codes of the missing cells). ``models``: show only these (display only;
-    None: every model, [] none). ``dominated``: ``{model: models dominating it}`` (``_dom``)."""
+    None: every model, [] none). ``dominated``: ``{model: models dominating it}`` (``_dom``).
+    ``names``: ``{key: display name}`` (a row carries ``mn`` when it differs from the key).
+    ``rank_shown``: ranks (and their change, against ``default_overall``) among the shown
+    models only, by the same overall scores."""
     cfg = scores.config
     n = len(scores.models)
     if models is not None:
@@ -496,6 +517,9 @@ def row_data(
     fields: dict[str, list] = {}
     reasons: dict[str, np.ndarray] = {}
     ranks = scores.ranks[idx]
+    if rank_shown and models is not None:
+        all_ranks, default_ranks = _ranks_among(scores, idx, default_overall)
+        ranks = all_ranks[idx]
     delta = (
         (np.asarray(default_ranks)[idx] - ranks)
         if default_ranks is not None
@@ -550,13 +574,16 @@ def row_data(
             fields[ids.score_col(j)] = _round(scores.metric_scores[idx, j])
             reasons[ids.score_col(j)] = mr[idx, j]
             reasons[ids.raw_col(j)] = mr[idx, j]
-    names = [scores.models[i] for i in idx]
+    keys_ = [scores.models[i] for i in idx]
     rows = []
     keys = list(fields)
     cols_vals = [fields[k] for k in keys]
     rlist = [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()]
     for r in range(len(idx)):
-        row = {ids.COL_MODEL: names[r], ids.COL_RANK: int(ranks[r]), ids.COL_DELTA: int(delta[r])}
+        row = {ids.COL_MODEL: keys_[r], ids.COL_RANK: int(ranks[r]), ids.COL_DELTA: int(delta[r])}
+        shown = (names or {}).get(keys_[r])
+        if shown and shown != keys_[r]:
+            row[ids.COL_NAME] = shown
         for k, vals in zip(keys, cols_vals, strict=True):
             row[k] = vals[r]
         why = {k: v[r] for k, v in rlist if v[r]}

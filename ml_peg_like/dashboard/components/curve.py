@@ -8,6 +8,9 @@ from dash import ALL, ClientsideFunction, Input, Output, dcc, html
 
 from ...config import Benchmark, Config
 from .. import ids
+from ..curve_axis import XSCALES
+
+__all__ = ["XSCALES", "graph", "layout", "metric_options", "register"]
 
 
 def layout() -> html.Div:
@@ -23,6 +26,24 @@ def layout() -> html.Div:
                         clearable=False,
                         className="metric-pick",
                         placeholder="Metric…",
+                    ),
+                    html.Div(
+                        [
+                            html.Span("x axis", className="xscale-label"),
+                            dcc.RadioItems(
+                                id=ids.CURVE_XSCALE,
+                                options=[
+                                    {"label": "auto", "value": "auto"},
+                                    {"label": "linear", "value": "linear"},
+                                    {"label": "log x", "value": "log"},
+                                ],
+                                value=XSCALES[0],
+                                inline=True,
+                                className="xscale",
+                            ),
+                        ],
+                        className="xscale-wrap",
+                        title="auto: a log axis when the values span more than three decades",
                     ),
                 ],
                 className="panel-head",

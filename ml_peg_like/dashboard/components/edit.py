@@ -90,6 +90,7 @@ OUTPUTS = dict(
     upload=Output(ids.UPLOAD, "contents"),
     picks=Output(ids.MODEL_FILTER, "value"),
     attr_value=Output(ids.attr(ALL), "value"),
+    shown_count=Output(ids.SHOWN_COUNT, "children"),
 )
 INPUTS = dict(
     box=Input(BOX, "value"),
@@ -103,6 +104,8 @@ INPUTS = dict(
     show=Input(ids.SHOW, "value"),
     models=Input(ids.MODEL_FILTER, "value"),
     attrs=Input(ids.attr(ALL), "value"),
+    rank_shown=Input(ids.RANK_SHOWN, "value"),
+    xscale=Input(ids.CURVE_XSCALE, "value"),
 )
 STATES = dict(
     filename=State(ids.UPLOAD, "filename"),
@@ -310,7 +313,10 @@ def register(
                 new_changes, new_cfg = changes, None
                 shown = status(f"That change cannot be applied: {msg}", "err")
             rewrite = True
-        elif trig not in (ids.SHOW, ids.MODEL_FILTER) and kind != ids.T_ATTR:
+        elif (
+            trig not in (ids.SHOW, ids.MODEL_FILTER, ids.RANK_SHOWN, ids.CURVE_XSCALE)
+            and kind != ids.T_ATTR
+        ):
             raise PreventUpdate
 
         view_changed = v != v0
@@ -362,12 +368,20 @@ def register(
             out["search"] = query
             out["qs"] = query
         sv = sens.view_state(key, scores, v) if sens else None
+        shown_models = filtered_models(filters, cache.models, cache.attr_values)
         out["rows"] = row_data(
             scores,
             v,
             default_ranks=cache.default_scores.ranks,
-            models=filtered_models(filters, cache.models, cache.attr_values),
+            models=shown_models,
             dominated=sv.dominated if sv else None,
+            names=cache.display,
+            rank_shown=bool(kw["rank_shown"]),
+            default_overall=cache.default_scores.overall_scores,
+        )
+        n_all = len(cache.models)
+        out["shown_count"] = toolbar.shown_text(
+            n_all if shown_models is None else len(shown_models), n_all
         )
         if sens:
             out["whatif_label"] = whatif_labels(
@@ -381,7 +395,14 @@ def register(
             out["colsig"] = sig
         is_bench = bool(metric)
         if is_bench:
-            figure = curve_figure(scores, metric, sv.band(metric) if sv else None)
+            xscale = kw["xscale"] if kw["xscale"] in curve.XSCALES else curve.XSCALES[0]
+            figure = curve_figure(
+                scores,
+                metric,
+                sv.band(metric) if sv else None,
+                names=cache.display,
+                xscale=xscale,
+            )
             if kw["graph"]:
                 # the graph exists: its figure follows in the browser once the table is drawn
                 out["figure"] = figure

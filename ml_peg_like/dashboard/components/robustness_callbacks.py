@@ -210,7 +210,7 @@ def register(app, engine, manager, *, tau_callback: bool = True) -> None:
             return no_update, no_update, _error(message)
         # the changes store as it was (compared in the browser to say when it differs)
         meta = {"changes": changes, "samples": int(result.settings["samples"])}
-        return results_view(result), meta, None
+        return results_view(result, getattr(eng, "display", None)), meta, None
 
     if tau_callback:
 

@@ -4,6 +4,7 @@ cells as text)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -174,12 +175,13 @@ def headline(result: RobustnessResult) -> list:
     return lines
 
 
-def results_view(result: RobustnessResult) -> html.Div:
-    """Everything a run shows: headline, rank figure, heat map, leave one out, all models."""
+def results_view(result: RobustnessResult, names: Mapping[str, str] | None = None) -> html.Div:
+    """Everything a run shows: headline, rank figure, heat map, leave one out, all models.
+    ``names``: ``{key: display name}`` of the models in the figures."""
     k = int(result.settings["top_k"])
     graph_cfg = {"displaylogo": False, "responsive": True, "displayModeBar": False}
-    rank_fig = rank_figure(result.summary, k)
-    heat_fig = acceptability_figure(result.acceptability, result.summary)
+    rank_fig = rank_figure(result.summary, k, names=names)
+    heat_fig = acceptability_figure(result.acceptability, result.summary, names=names)
     return html.Div(
         [
             html.Div(headline(result), className="rob-headline"),

@@ -29,16 +29,25 @@ _EXPORT_BUTTONS = {
 }
 
 
-def layout(models, filters: Mapping[str, list[str]], presets) -> list:
-    """The toolbar's children: ``models`` to pick from, attribute ``filters`` ``{name:
-    values}``, the config's ``presets`` (names)."""
+def shown_text(n_shown: int, n_all: int) -> str:
+    """What the count beside the filters says."""
+    if n_shown == n_all:
+        return f"All {n_all} models shown"
+    return f"{n_shown} of {n_all} models shown"
+
+
+def layout(
+    models, filters: Mapping[str, list[str]], presets, names: Mapping[str, str] | None = None
+) -> list:
+    """The toolbar's children: ``models`` to pick from (shown by ``names``: ``{key: display
+    name}``), attribute ``filters`` ``{name: values}``, the config's ``presets`` (names)."""
     parts: list = [
         html.Div(
             [
                 html.Label("Models", htmlFor=ids.MODEL_FILTER, className="tlabel"),
                 dcc.Dropdown(
                     id=ids.MODEL_FILTER,
-                    options=[{"label": m, "value": m} for m in models],
+                    options=[{"label": (names or {}).get(m, m), "value": m} for m in models],
                     multi=True,
                     placeholder="All models (type to search)",
                     className="model-filter",
@@ -74,6 +83,26 @@ def layout(models, filters: Mapping[str, list[str]], presets) -> list:
                 className="tool attrs",
             )
         )
+    models = list(models)
+    parts.append(
+        html.Div(
+            [
+                html.Span(
+                    shown_text(len(models), len(models)), id=ids.SHOWN_COUNT, className="count"
+                ),
+                dcc.Checklist(
+                    id=ids.RANK_SHOWN,
+                    options=[{"label": "rank within shown", "value": "on"}],
+                    value=[],
+                    className="rank-shown",
+                    inputClassName="rank-shown-box",
+                ),
+            ],
+            className="tool shown",
+            title="Rank within shown: ranks among the shown models only (their scores do not "
+            "change)",
+        )
+    )
     presets = list(presets)
     if presets:
         parts.append(

@@ -223,18 +223,21 @@ def test_plot_follows_an_edit(env):
     goto_view(page, "Classification/Iris")
     page.wait_for_function(
         "() => { const g = document.querySelector('#curve .js-plotly-plot');"
-        " return g && g.layout && g.layout.shapes && g.layout.shapes.length === 2; }"
+        " return g && g.layout && g.layout.shapes"
+        " && g.layout.shapes.filter(s => s.type === 'line').length === 2; }"
     )
 
     def shapes():
         return page.evaluate(
-            "() => document.querySelector('#curve .js-plotly-plot').layout.shapes.map(s => s.x0)"
+            "() => document.querySelector('#curve .js-plotly-plot').layout.shapes"
+            ".filter(s => s.type === 'line').map(s => s.x0)"
         )
 
     assert shapes() == [0.5, 0.95]  # in x order (issue 12: their labels stack in that order)
     commit(page, IRIS_ACC, "bad", "0.6")
     page.wait_for_function(
-        "() => document.querySelector('#curve .js-plotly-plot').layout.shapes[0].x0 === 0.6"
+        "() => document.querySelector('#curve .js-plotly-plot').layout.shapes"
+        ".filter(s => s.type === 'line')[0].x0 === 0.6"
     )
     new = score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95, "bad": 0.6}}))
     pts = page.evaluate(

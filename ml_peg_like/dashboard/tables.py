@@ -591,7 +591,7 @@ def row_data(
             row[ids.ROW_REASONS] = why
         if scores.veto_reasons and scores.veto_reasons[idx[r]]:
             row[ids.ROW_VETO] = scores.veto_reasons[idx[r]]  # the overall cell's tooltip
-        if dominated and dominated.get(names[r]):
-            row[ids.ROW_DOMINATED] = ", ".join(dominated[names[r]])
+        if dominated and dominated.get(keys_[r]):
+            row[ids.ROW_DOMINATED] = ", ".join(dominated[keys_[r]])
         rows.append(row)
     return rows

@@ -13,25 +13,25 @@ import dash
 
 from ..config import Config
 from ..raw import RawData
+from ..resources import assets_dir
 from . import ids
 from .cache import ScoreCache
-from .components import curve, edit, grid, navigation, page, settings, toolbar
-from .robustness_view import attach_robustness, tau_line_text
+from .components import (
+    curve,
+    edit,
+    grid,
+    navigation,
+    page,
+    robustness_callbacks,
+    robustness_layout,
+    settings,
+    toolbar,
+)
+from .jobs import make_manager
 from .server import MAX_REQUEST_BYTES, add_health, harden
 from .tables import REASON_TIPS, column_defs, row_data
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
-PACKAGE_ASSETS = Path(__file__).resolve().parent / "assets"
-
 __all__ = ["MAX_REQUEST_BYTES", "ScoreCache", "create_app", "serve"]
-
-
-def _assets_folder() -> str:
-    """The repo's ``assets/`` (a source checkout) or the copy shipped in the package."""
-    for p in (ASSETS, PACKAGE_ASSETS):
-        if (p / "dashAgGridFunctions.js").is_file():
-            return str(p)
-    return str(ASSETS)
 
 
 def _with_names(index_string: str) -> str:
@@ -47,11 +47,17 @@ def create_app(
     title: str | None = None,
     robustness: bool = True,
     cache_dir: str | Path | None = None,
+    broker: str | None = None,
+    jobs_manager=None,
 ) -> dash.Dash:
     """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine.
 
-    ``robustness``: add the Robustness view (its background jobs use a diskcache in
-    ``cache_dir``, default ``$ML_PEG_LIKE_CACHE_DIR`` or a per-user temporary directory).
+    ``robustness``: add the Robustness view. Its background jobs run on ``jobs_manager`` (any
+    Dash background callback manager), default ``jobs.make_manager(cache_dir, broker)``: Celery
+    on the Redis at ``broker`` (``redis://HOST:PORT/DB``, jobs run by ``ml-peg-like worker``),
+    else a private diskcache in ``cache_dir`` (default ``$ML_PEG_LIKE_CACHE_DIR`` or a fresh
+    per-user directory). The app exposes ``app.score_cache`` (the ScoreCache) and
+    ``app.robustness_manager`` (the manager, None without the view).
     """
     cache = ScoreCache(config, raw)
     scores = cache.default_scores
@@ -59,13 +65,14 @@ def create_app(
     app = dash.Dash(
         __name__,
         title=title,
-        assets_folder=_assets_folder(),
+        assets_folder=str(assets_dir()),
         suppress_callback_exceptions=True,
         update_title=None,
         serve_locally=True,
     )
     app.index_string = _with_names(app.index_string)
     cols = column_defs(scores, "")
+    rob = robustness_layout.layout(cache) if robustness else {}
     app.layout = page.layout(
         title=title,
         summary=page.summary_line(config, scores),
@@ -76,27 +83,24 @@ def create_app(
         grid=grid.layout(cols, row_data(scores, "", default_ranks=scores.ranks), len(raw.models)),
         settings=settings.layout(config),
         curve=curve.layout(),
+        after_grid=[rob["tau_line"]] if rob else None,
+        main_end=[rob["panel"]] if rob else None,
     )
     navigation.register(app)
     curve.register(app)
     toolbar.register(app, cache)
-
-    # ---- the robustness view: the ONE composition point ------------------------------------
-    # its tau line is filled in by the edit callback's own response (one round trip per edit):
-    # ``on_changes`` is the function handed in; the view adds its layout and callbacks itself
-    # (to become ``robustness.layout(cache)`` in ``page.layout(after_grid=..., main_end=...)``
-    # and ``robustness.register(app, cache)`` when it moves under components/)
     on_changes = None
+    app.robustness_manager = None
     if robustness:
-        attach_robustness(app, cache, tau_callback=False, cache_dir=cache_dir)
+        manager = jobs_manager if jobs_manager is not None else make_manager(cache_dir, broker)
+        robustness_callbacks.register(app, cache, manager)
+        app.robustness_manager = manager
 
-        def on_changes(changes):
-            tau = tau_line_text(cache, changes)
+        def on_changes(changes):  # the tau line, in the edit callback's own response
+            tau = robustness_callbacks.tau_line_text(cache, changes)
             if tau is not None:
                 dash.set_props(ids.ROB_TAU, {"children": tau})
 
-    app.engine = cache  # the robustness view's tests still read this name (goes with its move)
-    # -------------------------------------------------------------------------------------------
     edit.register(app, cache, on_changes=on_changes)
     harden(app.server)
     add_health(app.server, len(raw.models), len(config.metric_paths()))
@@ -112,10 +116,12 @@ def serve(
     debug: bool = False,
     workers: int = 1,
     title: str | None = None,
+    broker: str | None = None,
 ) -> int:
     """Serve the dashboard: ``workers`` > 1 runs gunicorn (a production WSGI server, debug always
-    off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``."""
-    app = create_app(config, raw, title=title)
+    off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``.
+    ``broker``: background jobs on Celery with that Redis (see :func:`create_app`)."""
+    app = create_app(config, raw, title=title, broker=broker)
     if workers and workers > 1:
         try:
             from gunicorn.app.base import BaseApplication

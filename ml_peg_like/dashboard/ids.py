@@ -37,6 +37,29 @@ RESET_TABLE = "reset-table"
 UPLOAD = "upload"
 #: the robustness view's tau line (the main callback fills it in the same response)
 ROB_TAU = "rob-tau"
+#: the robustness view (components/robustness_*); ``assets/robustness.js`` takes no ids: Dash
+#: passes it the values
+ROB_SECTION = "robustness"  # the panel; also the tau line's link target (#robustness)
+ROB_SAMPLES = "rob-samples"
+ROB_CONCENTRATION = "rob-concentration"
+ROB_JITTER = "rob-jitter"
+ROB_TOP_K = "rob-topk"
+ROB_SEED = "rob-seed"
+ROB_RUN = "rob-run"
+ROB_CANCEL = "rob-cancel"
+ROB_PROGRESS = "rob-progress"
+ROB_PROGRESS_TEXT = "rob-progress-text"
+ROB_PROGRESS_WRAP = "rob-progress-wrap"
+ROB_STALE = "rob-stale"
+ROB_MESSAGE = "rob-message"
+ROB_RESULTS = "rob-results"
+ROB_P_TOP = "rob-p-top"  # in the results: P(the top model stays first)
+ROB_RANK_FIG = "rob-rank-fig"
+ROB_HEAT_FIG = "rob-heat-fig"
+ROB_REQUEST = "rob-request"  # store: the Run request {"n": clicks, "r": nonce}
+ROB_META = "rob-meta"  # store: what the shown analysis ran on
+ROB_TOKEN = "rob-token"  # store: the name of the page's data (callbacks.engine_token)
+ROB_TEXTS = "rob-texts"  # store: texts the browser-side callbacks show
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
 EXPORTS = ("csv", "xlsx", "yaml")

@@ -7,9 +7,10 @@ The weighted means and the missing-data policy are :mod:`ml_peg_like.aggregation
 """
 
 from .plan import Plan, compile_config, normalise, resolve_threshold
-from .scores import Scores, rank_desc, score, score_values
+from .scores import TIE_DECIMALS, Scores, rank_desc, score, score_values
 
 __all__ = [
+    "TIE_DECIMALS",
     "Plan",
     "Scores",
     "compile_config",

@@ -28,15 +28,18 @@ from .components import (
     toolbar,
 )
 from .jobs import make_manager
-from .server import MAX_REQUEST_BYTES, add_health, harden
+from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
 from .tables import REASON_TIPS, column_defs, row_data
 
-__all__ = ["MAX_REQUEST_BYTES", "ScoreCache", "create_app", "serve"]
+__all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", "serve"]
 
 
 def _with_names(index_string: str) -> str:
     """The page template with ``window.mplNames`` (ids.py) set before the assets' scripts."""
-    script = "<script>" + ids.js_names_script(REASON_TIPS) + "</script>"
+    names = ids.js_names_script(
+        REASON_TIPS, upload_max=MAX_UPLOAD_BYTES, upload_too_big=toolbar.UPLOAD_TOO_BIG
+    )
+    script = "<script>" + names + "</script>"
     return index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
 
 

@@ -177,10 +177,18 @@ def score_col(j: int) -> str:
 # ------------------------------------------------------------------------------------------------
 
 
-def js_names(reasons: dict[str, str] | None = None) -> dict[str, Any]:
+def js_names(
+    reasons: dict[str, str] | None = None, upload_max: int = 0, upload_too_big: str = ""
+) -> dict[str, Any]:
     """The names ``assets/*.js`` use (``window.mplNames``); a test checks they use no other.
-    ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_TIPS``)."""
+    ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_TIPS``);
+    ``upload_max``, ``upload_too_big``: the settings upload's limit in bytes and why a larger
+    file is refused (``assets/upload.js``)."""
     return {
+        "status": STATUS,
+        "upload": UPLOAD,
+        "uploadMax": upload_max,
+        "uploadTooBig": upload_too_big,
         "grid": GRID,
         "hdr": HDR,
         "hdrCol": HDR_COL,
@@ -203,7 +211,8 @@ def js_names(reasons: dict[str, str] | None = None) -> dict[str, Any]:
     }
 
 
-def js_names_script(reasons: dict[str, str] | None = None) -> str:
-    """``window.mplNames = {...};`` safe inside a ``<script>`` element."""
-    text = json.dumps(js_names(reasons), ensure_ascii=True, sort_keys=True)
+def js_names_script(reasons: dict[str, str] | None = None, **texts: Any) -> str:
+    """``window.mplNames = {...};`` safe inside a ``<script>`` element (``texts``: the other
+    arguments of :func:`js_names`)."""
+    text = json.dumps(js_names(reasons, **texts), ensure_ascii=True, sort_keys=True)
     return "window.mplNames = " + text.replace("</", "<\\/") + ";"

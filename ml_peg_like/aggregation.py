@@ -160,6 +160,18 @@ def group_state(scores: np.ndarray, weights: np.ndarray, starts: np.ndarray) -> 
     return state
 
 
+def metric_reasons(raw: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Why each metric score (models x metrics) is missing: uint8 codes, PRESENT where it is not.
+
+    NO_DATA: the model has no raw value; NO_THRESHOLD: it has one, but the metric cannot be
+    normalised (a threshold names a model that has no value).
+    """
+    miss = np.isnan(np.asarray(scores, dtype=float))
+    codes = np.where(miss, NO_THRESHOLD, PRESENT).astype(np.uint8)
+    codes[miss & np.isnan(np.asarray(raw, dtype=float))] = NO_DATA
+    return codes
+
+
 def reasons(
     child_scores: np.ndarray,
     weights: np.ndarray,

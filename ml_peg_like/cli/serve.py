@@ -6,7 +6,7 @@ import argparse
 
 from ..raw import load_dataset
 from ..resources import demo_dir
-from .common import add_data_args, integer_in
+from .common import BROKER_HELP, add_data_args, integer_in, redis_url
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -20,6 +20,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         default=1,
         help="worker processes (gunicorn when > 1)",
     )
+    p.add_argument(
+        "--broker",
+        type=redis_url,
+        default=None,
+        help=BROKER_HELP + " (jobs then run in `ml-peg-like worker` processes; default: "
+        "in this server, on a private diskcache)",
+    )
     p.add_argument("--debug", action="store_true", help="Dash debug mode (never in production)")
     p.set_defaults(func=run)
     return p
@@ -30,5 +37,14 @@ def run(args) -> int:
     from ..dashboard import serve  # the engine imports no Dash: only `serve` needs it
 
     return (
-        serve(cfg, raw, host=args.host, port=args.port, debug=args.debug, workers=args.workers) or 0
+        serve(
+            cfg,
+            raw,
+            host=args.host,
+            port=args.port,
+            debug=args.debug,
+            workers=args.workers,
+            broker=args.broker,
+        )
+        or 0
     )

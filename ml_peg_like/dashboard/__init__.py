@@ -13,6 +13,7 @@ import dash
 
 from ..config import Config
 from ..raw import RawData
+from ..resources import assets_dir
 from . import ids
 from .cache import ScoreCache
 from .components import (
@@ -22,32 +23,26 @@ from .components import (
     modelcard,
     navigation,
     page,
+    robustness_callbacks,
+    robustness_layout,
     settings,
     theme,
     toolbar,
 )
 from .components import sensitivity as sens_view
-from .robustness_view import attach_robustness, tau_line_text
-from .server import MAX_REQUEST_BYTES, add_health, harden
+from .jobs import make_manager
+from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
 from .tables import REASON_TIPS, column_defs, row_data
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
-PACKAGE_ASSETS = Path(__file__).resolve().parent / "assets"
-
-__all__ = ["MAX_REQUEST_BYTES", "ScoreCache", "create_app", "serve"]
-
-
-def _assets_folder() -> str:
-    """The repo's ``assets/`` (a source checkout) or the copy shipped in the package."""
-    for p in (ASSETS, PACKAGE_ASSETS):
-        if (p / "dashAgGridFunctions.js").is_file():
-            return str(p)
-    return str(ASSETS)
+__all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", "serve"]
 
 
 def _with_names(index_string: str) -> str:
     """The page template with ``window.mplNames`` (ids.py) set before the assets' scripts."""
-    script = "<script>" + ids.js_names_script(REASON_TIPS) + "</script>"
+    names = ids.js_names_script(
+        REASON_TIPS, upload_max=MAX_UPLOAD_BYTES, upload_too_big=toolbar.UPLOAD_TOO_BIG
+    )
+    script = "<script>" + names + "</script>"
     return index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
 
 
@@ -58,12 +53,18 @@ def create_app(
     title: str | None = None,
     robustness: bool = True,
     cache_dir: str | Path | None = None,
+    broker: str | None = None,
+    jobs_manager=None,
     sensitivity: bool = True,
 ) -> dash.Dash:
     """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine.
 
-    ``robustness``: add the Robustness view (its background jobs use a diskcache in
-    ``cache_dir``, default ``$ML_PEG_LIKE_CACHE_DIR`` or a per-user temporary directory).
+    ``robustness``: add the Robustness view. Its background jobs run on ``jobs_manager`` (any
+    Dash background callback manager), default ``jobs.make_manager(cache_dir, broker)``: Celery
+    on the Redis at ``broker`` (``redis://HOST:PORT/DB``, jobs run by ``ml-peg-like worker``),
+    else a private diskcache in ``cache_dir`` (default ``$ML_PEG_LIKE_CACHE_DIR`` or a fresh
+    per-user directory). The app exposes ``app.score_cache`` (the ScoreCache) and
+    ``app.robustness_manager`` (the manager, None without the view).
     ``sensitivity``: show the boxes' stability intervals, the dominance marks, the curve's bands
     and the "what would put this model first?" picker (components/sensitivity.py).
     """
@@ -73,7 +74,7 @@ def create_app(
     app = dash.Dash(
         __name__,
         title=title,
-        assets_folder=_assets_folder(),
+        assets_folder=str(assets_dir()),
         suppress_callback_exceptions=True,
         update_title=None,
         serve_locally=True,
@@ -82,6 +83,7 @@ def create_app(
     cols = column_defs(scores, "")
     sens = sens_view.Sensitivity(cache) if sensitivity else None
     sv = sens.view_state("", scores, "") if sens else None
+    rob = robustness_layout.layout(cache) if robustness else {}
     app.layout = page.layout(
         title=title,
         summary=page.summary_line(config, scores),
@@ -101,32 +103,30 @@ def create_app(
             len(raw.models),
         ),
         head_tools=theme.controls(),
-        after_grid=[modelcard.layout()],
+        after_grid=[modelcard.layout(), *([rob["tau_line"]] if rob else [])],
         settings=settings.layout(config, sv.texts if sv else None),
         curve=curve.layout(),
-        main_end=[sens_view.layout(cache)] if sens else None,
+        main_end=[
+            *([sens_view.layout(cache)] if sens else []),
+            *([rob["panel"]] if rob else []),
+        ],
     )
     navigation.register(app)
     curve.register(app)
     modelcard.register(app, cache)
     toolbar.register(app, cache)
-
-    # ---- the robustness view: the ONE composition point ------------------------------------
-    # its tau line is filled in by the edit callback's own response (one round trip per edit):
-    # ``on_changes`` is the function handed in; the view adds its layout and callbacks itself
-    # (to become ``robustness.layout(cache)`` in ``page.layout(after_grid=..., main_end=...)``
-    # and ``robustness.register(app, cache)`` when it moves under components/)
     on_changes = None
+    app.robustness_manager = None
     if robustness:
-        attach_robustness(app, cache, tau_callback=False, cache_dir=cache_dir)
+        manager = jobs_manager if jobs_manager is not None else make_manager(cache_dir, broker)
+        robustness_callbacks.register(app, cache, manager)
+        app.robustness_manager = manager
 
-        def on_changes(changes):
-            tau = tau_line_text(cache, changes)
+        def on_changes(changes):  # the tau line, in the edit callback's own response
+            tau = robustness_callbacks.tau_line_text(cache, changes)
             if tau is not None:
                 dash.set_props(ids.ROB_TAU, {"children": tau})
 
-    app.engine = cache  # the robustness view's tests still read this name (goes with its move)
-    # -------------------------------------------------------------------------------------------
     edit.register(app, cache, on_changes=on_changes, sensitivity=sens)
     if sens:
         sens_view.register(app, cache)
@@ -144,10 +144,12 @@ def serve(
     debug: bool = False,
     workers: int = 1,
     title: str | None = None,
+    broker: str | None = None,
 ) -> int:
     """Serve the dashboard: ``workers`` > 1 runs gunicorn (a production WSGI server, debug always
-    off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``."""
-    app = create_app(config, raw, title=title)
+    off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``.
+    ``broker``: background jobs on Celery with that Redis (see :func:`create_app`)."""
+    app = create_app(config, raw, title=title, broker=broker)
     if workers and workers > 1:
         try:
             from gunicorn.app.base import BaseApplication

@@ -50,6 +50,29 @@ SENS_PANEL = "sens-panel"
 WHATIF_MODEL = "whatif-model"  # its model dropdown
 WHATIF_ASK = "whatif-ask"  # its "recompute" button
 WHATIF_LIST = "whatif-list"  # the single changes found
+#: the robustness view (components/robustness_*); ``assets/robustness.js`` takes no ids: Dash
+#: passes it the values
+ROB_SECTION = "robustness"  # the panel; also the tau line's link target (#robustness)
+ROB_SAMPLES = "rob-samples"
+ROB_CONCENTRATION = "rob-concentration"
+ROB_JITTER = "rob-jitter"
+ROB_TOP_K = "rob-topk"
+ROB_SEED = "rob-seed"
+ROB_RUN = "rob-run"
+ROB_CANCEL = "rob-cancel"
+ROB_PROGRESS = "rob-progress"
+ROB_PROGRESS_TEXT = "rob-progress-text"
+ROB_PROGRESS_WRAP = "rob-progress-wrap"
+ROB_STALE = "rob-stale"
+ROB_MESSAGE = "rob-message"
+ROB_RESULTS = "rob-results"
+ROB_P_TOP = "rob-p-top"  # in the results: P(the top model stays first)
+ROB_RANK_FIG = "rob-rank-fig"
+ROB_HEAT_FIG = "rob-heat-fig"
+ROB_REQUEST = "rob-request"  # store: the Run request {"n": clicks, "r": nonce}
+ROB_META = "rob-meta"  # store: what the shown analysis ran on
+ROB_TOKEN = "rob-token"  # store: the name of the page's data (callbacks.engine_token)
+ROB_TEXTS = "rob-texts"  # store: texts the browser-side callbacks show
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
 EXPORTS = ("csv", "xlsx", "yaml")
@@ -182,10 +205,18 @@ def score_col(j: int) -> str:
 # ------------------------------------------------------------------------------------------------
 
 
-def js_names(reasons: dict[str, str] | None = None) -> dict[str, Any]:
+def js_names(
+    reasons: dict[str, str] | None = None, upload_max: int = 0, upload_too_big: str = ""
+) -> dict[str, Any]:
     """The names ``assets/*.js`` use (``window.mplNames``); a test checks they use no other.
-    ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_TIPS``)."""
+    ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_TIPS``);
+    ``upload_max``, ``upload_too_big``: the settings upload's limit in bytes and why a larger
+    file is refused (``assets/upload.js``)."""
     return {
+        "status": STATUS,
+        "upload": UPLOAD,
+        "uploadMax": upload_max,
+        "uploadTooBig": upload_too_big,
         "grid": GRID,
         "hdr": HDR,
         "hdrCol": HDR_COL,
@@ -215,7 +246,8 @@ def js_names(reasons: dict[str, str] | None = None) -> dict[str, Any]:
     }
 
 
-def js_names_script(reasons: dict[str, str] | None = None) -> str:
-    """``window.mplNames = {...};`` safe inside a ``<script>`` element."""
-    text = json.dumps(js_names(reasons), ensure_ascii=True, sort_keys=True)
+def js_names_script(reasons: dict[str, str] | None = None, **texts: Any) -> str:
+    """``window.mplNames = {...};`` safe inside a ``<script>`` element (``texts``: the other
+    arguments of :func:`js_names`)."""
+    text = json.dumps(js_names(reasons, **texts), ensure_ascii=True, sort_keys=True)
     return "window.mplNames = " + text.replace("</", "<\\/") + ";"

@@ -161,13 +161,6 @@ def missing_reasons(
     return _LETTERS[_reason_codes(child_scores, weights, starts, parent, child_codes)]
 
 
-def _metric_codes(scores: Scores) -> np.ndarray:
-    miss = np.isnan(scores.metric_scores)
-    codes = np.where(miss, agg.NO_THRESHOLD, agg.PRESENT).astype(np.uint8)
-    codes[miss & np.isnan(scores.raw_values)] = agg.NO_DATA
-    return codes
-
-
 class Layout:
     """Index arithmetic of a config: which columns of the score matrices a view shows."""
 
@@ -527,7 +520,7 @@ def row_data(
     )
     overall = scores.overall_scores[idx]
     fields[ids.COL_OVERALL] = _round(overall)
-    mcodes = _metric_codes(scores)
+    mcodes = agg.metric_reasons(scores.raw_values, scores.metric_scores)
     bcodes = _reason_codes(
         scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores, mcodes
     )

@@ -17,13 +17,12 @@ from ..aggregation import weighted_mean
 from ..config import Config
 from ..errors import MlPegLikeError, Problem
 from ..raw import RawData
-from ..scoring import Scores, apply_vetoes, score_values
+from ..scoring import TIE_DECIMALS, Scores, apply_vetoes, score_values
 from .montecarlo import BatchScorer
 from .results import RobustnessResult, SettingsComparison
 from .sampling import WEIGHT_FLOOR
 from .statistics import (
     CHUNK_ELEMENTS,
-    ROUND_DECIMALS,
     average_ranks,
     kendall_tau,
     pearson_rows,
@@ -332,7 +331,7 @@ def rank_robustness(
     counts = np.zeros((M, M + 1), dtype=np.int64)  # ranks 1..M (M + 1 never used)
     base_avg = None
     if n_valid >= 2:
-        base_avg = average_ranks(np.round(eng.scores.overall_scores[vidx], ROUND_DECIMALS)[None])
+        base_avg = average_ranks(np.round(eng.scores.overall_scores[vidx], TIE_DECIMALS)[None])
     keep = max(0, min(int(keep_samples), N))
     model_of = np.arange(M)
 
@@ -350,7 +349,7 @@ def rank_robustness(
         ranks = np.full((n_take, M), n_valid + 1, dtype=np.int64)
         rho = None
         if n_valid:
-            V = np.round(ov[:, vidx], ROUND_DECIMALS)
+            V = np.round(ov[:, vidx], TIE_DECIMALS)
             rv, avg = row_ranks(V, average=base_avg is not None)
             ranks[:, vidx] = rv
             if base_avg is not None:

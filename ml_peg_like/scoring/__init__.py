@@ -7,10 +7,11 @@ The weighted means and the missing-data policy are :mod:`ml_peg_like.aggregation
 """
 
 from .plan import Plan, compile_config, normalise, resolve_threshold
-from .scores import Scores, rank_desc, score, score_values
+from .scores import TIE_DECIMALS, Scores, rank_desc, score, score_values
 from .vetoes import apply_vetoes, veto_reason
 
 __all__ = [
+    "TIE_DECIMALS",
     "Plan",
     "Scores",
     "apply_vetoes",

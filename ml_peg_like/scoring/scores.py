@@ -19,10 +19,14 @@ from .instances import normalise_instances
 from .plan import Plan, compile_config, normalise
 from .vetoes import apply_vetoes, find_vetoes
 
+#: scores equal to this many decimals tie (ranks here, and every other comparison of scores:
+#: robustness, sensitivity)
+TIE_DECIMALS = 12
+
 
 def rank_desc(values: np.ndarray) -> np.ndarray:
     """Rank 1 = highest; ties share the best rank; NaN ranks last (n_valid + 1)."""
-    v = np.round(np.asarray(values, dtype=float), 12)
+    v = np.round(np.asarray(values, dtype=float), TIE_DECIMALS)
     valid = ~np.isnan(v)
     ranks = np.full(v.shape, valid.sum() + 1, dtype=np.int64)
     if valid.any():

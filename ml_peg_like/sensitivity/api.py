@@ -7,8 +7,8 @@ import pandas as pd
 
 from ..config import Config
 from ..errors import ConfigError, Problem
-from ..scoring import Scores, score_values
-from .families import DECIMALS, WeightFamily, param_families
+from ..scoring import TIE_DECIMALS, Scores, score_values
+from .families import WeightFamily, param_families
 from .walk import global_interval, leader_intervals, nearest_first
 
 COLUMNS = ["path", "field", "current", "low", "high"]
@@ -140,7 +140,7 @@ def dominance_of(sc: Scores) -> dict[str, list[str]]:
         np.arange(len(plan.w_cat)), np.diff(np.append(plan.bench_starts, len(plan.w_bench)))
     )
     live = (plan.w_metric > 0) & (plan.w_bench[bench_of] > 0) & (plan.w_cat[cat_of[bench_of]] > 0)
-    ms = np.round(sc.metric_scores[:, live], DECIMALS)
+    ms = np.round(sc.metric_scores[:, live], TIE_DECIMALS)
     missing = np.isnan(ms)
     filled = np.where(missing, 0.0, ms)
     # candidate pairs (i dominated by j), filtered a block of metrics at a time: most pairs

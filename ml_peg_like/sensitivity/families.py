@@ -24,17 +24,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import apply_normaliser, get_normaliser
-from ..scoring import Scores
+from ..scoring import TIE_DECIMALS, Scores
 
-DECIMALS = 12  # the rounding of scoring.rank_desc: scores equal to 12 decimals tie
 GRID_STEPS = 48  # grid points per side for the bracketed root finding (x 10^(1/8) apart)
 TOL = 1e-9
 
 
 def ok_pair(fi: np.ndarray, fj: np.ndarray) -> np.ndarray:
     """True where model i (score ``fi``) ranks at least as high as j (ties count; NaN is last)."""
-    ri = np.round(fi, DECIMALS)
-    rj = np.round(fj, DECIMALS)
+    ri = np.round(fi, TIE_DECIMALS)
+    rj = np.round(fj, TIE_DECIMALS)
     with np.errstate(invalid="ignore"):
         return ~np.isnan(ri) & ~(rj > ri)
 

@@ -11,6 +11,7 @@ import pandas as pd
 from dash import dcc, html
 
 from ...robustness import RobustnessResult
+from .. import ids
 from .robustness_figures import (
     _fmt_num,
     acceptability_figure,
@@ -122,7 +123,7 @@ def headline(result: RobustnessResult) -> list:
                     html.Span("Top model now: ", className="rob-k"),
                     html.Strong(top, className="rob-top"),
                     f" — {'each ' if tied else ''}first in ",
-                    html.Strong(fmt_pct(p), id="rob-p-top"),
+                    html.Strong(fmt_pct(p), id=ids.ROB_P_TOP),
                     f" of {n:,} samples.",
                 ]
             )
@@ -186,13 +187,13 @@ def results_view(result: RobustnessResult, names: Mapping[str, str] | None = Non
         [
             html.Div(headline(result), className="rob-headline"),
             dcc.Graph(
-                id="rob-rank-fig",
+                id=ids.ROB_RANK_FIG,
                 figure=rank_fig,
                 config=graph_cfg,
                 style={"height": f"{rank_fig['layout']['height']}px"},
             ),
             dcc.Graph(
-                id="rob-heat-fig",
+                id=ids.ROB_HEAT_FIG,
                 figure=heat_fig,
                 config=graph_cfg,
                 style={"height": f"{heat_fig['layout']['height']}px"},

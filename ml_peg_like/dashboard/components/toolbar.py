@@ -15,9 +15,11 @@ from ...errors import ConfigError
 from ...io.export import tables_csv_zip, tables_xlsx
 from .. import ids
 from ..cache import ScoreCache
+from ..server import MAX_UPLOAD_BYTES, UPLOAD_LIMIT_TEXT
 from ..state import Changes, clean_changes
 
-MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+#: why a file above the limit is refused (by the server, and in the browser: ``assets/upload.js``)
+UPLOAD_TOO_BIG = f"the file is larger than {UPLOAD_LIMIT_TEXT}, the limit of a settings upload"
 
 _EXPORT_BUTTONS = {
     "csv": ("CSV", "Score tables of every level as CSV files in a zip"),
@@ -150,8 +152,10 @@ def layout(
                     children=html.Button(
                         "Upload YAML",
                         className="btn",
-                        title="Apply a config file (same tree, up to 2 MB)",
+                        title=f"Apply a config file (same tree, up to {UPLOAD_LIMIT_TEXT})",
                     ),
+                    # larger: never read nor sent; assets/upload.js says so in the status line
+                    max_size=MAX_UPLOAD_BYTES,
                     accept=".yml,.yaml,text/yaml,application/x-yaml",
                     multiple=False,
                     className="upload",
@@ -170,13 +174,13 @@ def decode_upload(contents: str) -> bytes:
     if not body:
         raise ConfigError("the file could not be read")
     if len(body) > (MAX_UPLOAD_BYTES * 4) // 3 + 8:
-        raise ConfigError(f"the file is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
+        raise ConfigError(UPLOAD_TOO_BIG)
     try:
         data = base64.b64decode(body, validate=False)
     except (binascii.Error, ValueError):
         raise ConfigError("the file could not be decoded") from None
     if len(data) > MAX_UPLOAD_BYTES:
-        raise ConfigError(f"the file is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
+        raise ConfigError(UPLOAD_TOO_BIG)
     if not data.strip():
         raise ConfigError("the file is empty")
     return data

@@ -103,7 +103,7 @@ def create_app(
             len(raw.models),
         ),
         head_tools=theme.controls(),
-        after_grid=[modelcard.layout(), *([rob["tau_line"]] if rob else [])],
+        after_grid=[*([rob["tau_line"]] if rob else []), modelcard.layout()],
         settings=settings.layout(config, sv.texts if sv else None),
         curve=curve.layout(),
         main_end=[

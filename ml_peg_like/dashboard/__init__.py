@@ -15,7 +15,7 @@ from ..config import Config
 from ..raw import RawData
 from . import ids
 from .cache import ScoreCache
-from .components import curve, edit, grid, navigation, page, settings, toolbar
+from .components import curve, edit, grid, navigation, page, policy, settings, toolbar
 from .robustness_view import attach_robustness, tau_line_text
 from .server import MAX_REQUEST_BYTES, add_health, harden
 from .tables import REASON_TIPS, column_defs, row_data
@@ -73,7 +73,12 @@ def create_app(
         toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets),
         sidebar=navigation.sidebar(config),
         crumbs=navigation.crumbs_layout(config),
-        grid=grid.layout(cols, row_data(scores, "", default_ranks=scores.ranks), len(raw.models)),
+        grid=[
+            policy.layout(scores),
+            *grid.layout(
+                cols, row_data(scores, "", default_overall=scores.overall_scores), len(raw.models)
+            ),
+        ],
         settings=settings.layout(config),
         curve=curve.layout(),
     )

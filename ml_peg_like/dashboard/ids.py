@@ -35,6 +35,10 @@ PRESET = "preset"
 RESET_ALL = "reset-all"
 RESET_TABLE = "reset-table"
 UPLOAD = "upload"
+MISSING_POLICY = "missing-policy"  # the missing-data policy switch (invalidate / skip)
+MISSING_SKIP = "missing-skip"  # the no-score line's button that applies skip
+POLICY_OVERRIDES = "policy-overrides"  # the categories that override the policy
+NO_SCORE = "no-score"  # the line above the table: how many models have no overall score, why
 #: the robustness view's tau line (the main callback fills it in the same response)
 ROB_TAU = "rob-tau"
 

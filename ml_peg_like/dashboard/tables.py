@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import aggregation as agg
 from ..config import Benchmark, Category, Config, Metric, ModelRef
-from ..scoring import Scores
+from ..scoring import Scores, rank_change
 from . import ids
 
 MISSING_TEXT = "—"
@@ -308,10 +308,15 @@ def column_defs(
             "field": ids.COL_DELTA,
             "colId": ids.COL_DELTA,
             "headerName": "±",
-            "headerTooltip": "Rank change against the default settings (▲ up, ▼ down)",
+            "headerTooltip": "Rank change against the default settings (▲ up, ▼ down; 'new': "
+            "ranked now, not before; 'no score': no overall score now)",
             "width": 58,
             "valueFormatter": {"function": "fmtDelta(params.value)"},
-            "cellClassRules": {"up": "params.value > 0", "down": "params.value < 0"},
+            "cellClassRules": {
+                "up": "typeof params.value === 'number' && params.value > 0",
+                "down": "typeof params.value === 'number' && params.value < 0",
+                "word": "typeof params.value === 'string'",
+            },
             "cellClass": "num delta",
             "type": "rightAligned",
             "pinned": "left",
@@ -380,7 +385,7 @@ def column_defs(
                 f"{node.name} score",
                 scale,
                 tip=_header_tip(node, "category score"),
-                klass="level",
+                klass="level" + (" excluded" if node.weight == 0 else ""),
             )
         )
         if agg.is_skip(cfg.policy(node)):
@@ -424,7 +429,7 @@ def column_defs(
             f"{node.name} score",
             scale,
             tip=_header_tip(node, "benchmark score"),
-            klass="level",
+            klass="level" + (" excluded" if node.weight == 0 else ""),
         )
     )
     for j, m in zip(lay.bench_metrics[node.name], node.metrics, strict=True):
@@ -461,11 +466,15 @@ def column_defs(
     return cols
 
 
+def _delta(v) -> int | str:
+    return v if isinstance(v, str) else int(v)
+
+
 def row_data(
     scores: Scores,
     view: str,
     *,
-    default_ranks: np.ndarray | None = None,
+    default_overall: np.ndarray | None = None,
     models: list[str] | None = None,
 ) -> list[dict]:
     """One dict per model for ``view``: rank, rank change, model, overall, the view's columns,
@@ -483,11 +492,13 @@ def row_data(
     fields: dict[str, list] = {}
     reasons: dict[str, np.ndarray] = {}
     ranks = scores.ranks[idx]
-    delta = (
-        (np.asarray(default_ranks)[idx] - ranks)
-        if default_ranks is not None
-        else np.zeros(len(idx), dtype=np.int64)
-    )
+    # rank change against the defaults (scoring.rank_change): a number only for models ranked
+    # in both, else its word ("new", "no score")
+    if default_overall is not None:
+        dnum, dword = rank_change(default_overall, scores.overall_scores)
+        delta = np.where(dword == "", dnum, dword)[idx]
+    else:
+        delta = np.zeros(len(idx), dtype=np.int64)
     overall = scores.overall_scores[idx]
     fields[ids.COL_OVERALL] = _round(overall)
     mcodes = _metric_codes(scores)
@@ -543,7 +554,11 @@ def row_data(
     cols_vals = [fields[k] for k in keys]
     rlist = [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()]
     for r in range(len(idx)):
-        row = {ids.COL_MODEL: names[r], ids.COL_RANK: int(ranks[r]), ids.COL_DELTA: int(delta[r])}
+        row = {
+            ids.COL_MODEL: names[r],
+            ids.COL_RANK: int(ranks[r]),
+            ids.COL_DELTA: _delta(delta[r]),
+        }
         for k, vals in zip(keys, cols_vals, strict=True):
             row[k] = vals[r]
         why = {k: v[r] for k, v in rlist if v[r]}

@@ -17,7 +17,7 @@ from typing import Any
 from dash import ALL, Input, Output, State, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
-from ...config import Config, loads_config
+from ...config import ROOT, Config, loads_config
 from ...errors import ConfigError, Problem
 from .. import ids
 from ..cache import ScoreCache
@@ -27,6 +27,9 @@ from ..state import (
     MAX_TEXT,
     Q_FILTER,
     Q_METRIC,
+    Q_MISSING,
+    Q_SHOW,
+    Q_SORT,
     Q_STATE,
     Q_VIEW,
     Changes,
@@ -48,8 +51,10 @@ from ..state import (
     split_where,
 )
 from ..tables import canonical_view, column_defs, row_data, threshold_problems, view_node
-from . import curve, grid, navigation, settings, toolbar
+from . import curve, grid, navigation, policy, settings, toolbar
 from .inputs import attr_selection, boxes_of, text
+from .presets import apply_preset
+from .viewstate import apply_sort, sort_of, sort_text
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
@@ -85,6 +90,12 @@ OUTPUTS = dict(
     upload=Output(ids.UPLOAD, "contents"),
     picks=Output(ids.MODEL_FILTER, "value"),
     attr_value=Output(ids.attr(ALL), "value"),
+    policy=Output(ids.MISSING_POLICY, "value"),
+    overrides=Output(ids.POLICY_OVERRIDES, "children"),
+    no_score=Output(ids.NO_SCORE, "children"),
+    skip_style=Output(ids.MISSING_SKIP, "style"),
+    show_value=Output(ids.SHOW, "value"),
+    preset=Output(ids.PRESET, "value"),
 )
 INPUTS = dict(
     box=Input(BOX, "value"),
@@ -98,6 +109,9 @@ INPUTS = dict(
     show=Input(ids.SHOW, "value"),
     models=Input(ids.MODEL_FILTER, "value"),
     attrs=Input(ids.attr(ALL), "value"),
+    policy=Input(ids.MISSING_POLICY, "value"),
+    use_skip=Input(ids.MISSING_SKIP, "n_clicks"),
+    column_state=Input(ids.GRID, "columnState"),
 )
 STATES = dict(
     filename=State(ids.UPLOAD, "filename"),
@@ -180,6 +194,7 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
         for key, limit in (("qs", MAX_STATE_CHARS + 4000), ("colsig", 64), ("filename", 255)):
             kw[key] = text(kw[key], limit)
         out: dict[str, Any] = {k: no_update for k in ctx.outputs_grouping}
+        sort = sort_text(parse_query(kw["qs"] or "").get(Q_SORT, ""))  # kept unless changed
         new_changes = changes
         new_cfg: Config | None = None  # the config of new_changes, when already built
         rewrite = False  # rewrite every box from the state (reset, preset, upload, URL)
@@ -223,14 +238,35 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
             name = kw["preset"]
             if not name or not isinstance(name, str):
                 raise PreventUpdate
-            try:
-                new_changes = effective_changes(defaults, defaults.presets[name])
-                new_cfg, _ = cache.scores_for(new_changes)
-                shown = status(f"Preset “{name}” applied.")
-            except (KeyError, ConfigError) as exc:
-                new_changes, new_cfg = changes, None
-                shown = status(f"Preset {name!r} cannot be applied: {exc}", "err")
+            new_changes, new_cfg, message, ok = apply_preset(cache, changes, name)
+            shown = status(message, "ok" if ok else "err")
+            if not ok:
+                out["preset"] = None  # a failed preset is not left shown as selected
             rewrite = True
+        elif trig in (ids.MISSING_POLICY, ids.MISSING_SKIP):
+            if trig == ids.MISSING_SKIP and not kw["use_skip"]:
+                raise PreventUpdate
+            cur, _ = cache.scores_for(changes)
+            if trig == ids.MISSING_SKIP:
+                wanted = policy.agg.SKIP
+                new_changes = effective_changes(
+                    defaults, policy.policy_changes(changes, wanted, cur)
+                )
+            else:
+                wanted = text(kw["policy"], 40)
+                new_changes = effective_changes(defaults, policy.policy_changes(changes, wanted))
+            try:
+                new_cfg, _ = cache.scores_for(new_changes)
+            except ConfigError as exc:
+                out["status"] = status(f"Policy not applied: {problem_text(exc)}", "err")
+                out["policy"] = cur.missing
+                return out
+            shown = status(f"Missing-data policy: {new_cfg.missing}.")
+        elif trig == ids.GRID:
+            wanted_sort = sort_of(kw["column_state"])
+            if wanted_sort == parse_query(kw["qs"] or "").get(Q_SORT, ""):
+                raise PreventUpdate
+            sort = wanted_sort
         elif trig == ids.UPLOAD:
             contents = kw["upload"]
             if not contents or not isinstance(contents, str):
@@ -255,7 +291,10 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
                 raise PreventUpdate
             q = parse_query(search)
             try:
-                linked_changes = effective_changes(defaults, decode_changes(q.get(Q_STATE)))
+                decoded = decode_changes(q.get(Q_STATE))
+                if q.get(Q_MISSING):
+                    decoded[ROOT] = {"missing": q[Q_MISSING][:40]}
+                linked_changes = effective_changes(defaults, decoded)
                 new_changes = clean_changes(defaults, linked_changes)
                 new_cfg, _ = cache.scores_for(new_changes)
             except (ValueError, ConfigError) as exc:
@@ -263,6 +302,11 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
                 shown = status(f"The settings in the link were ignored: {msg}", "err")
                 new_changes, new_cfg = {}, None
             link = True
+            linked_show = q.get(Q_SHOW, "")
+            show = linked_show if linked_show in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0]
+            if show != kw["show"]:
+                out["show_value"] = show
+            sort = sort_text(q.get(Q_SORT, ""))
             v = canonical_view(defaults, q.get(Q_VIEW, ""))
             metric = q.get(Q_METRIC, "")
             rewrite = True
@@ -328,6 +372,7 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
             metric if metric != first_metric(defaults, v) else "",
             filters,
             encoded=key,
+            view_extra={Q_SHOW: "" if show == grid.SHOW_OPTIONS[0] else show, Q_SORT: sort},
         )
         if query != (kw["qs"] or "") or trig == ids.URL:
             out["search"] = query
@@ -335,11 +380,19 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
         out["rows"] = row_data(
             scores,
             v,
-            default_ranks=cache.default_scores.ranks,
+            default_overall=cache.default_scores.overall_scores,
             models=filtered_models(filters, cache.models, cache.attr_values),
         )
         changed_set = {p for p, f in new_changes.items() if f}
-        cols = column_defs(scores, v, show=show, changed=changed_set, metric=metric)
+        cols = apply_sort(
+            column_defs(scores, v, show=show, changed=changed_set, metric=metric), sort
+        )
+        bar = policy.bar_state(scores)
+        if bar["value"] != kw["policy"]:
+            out["policy"] = bar["value"]
+        out["overrides"] = bar["overrides"]
+        out["no_score"] = bar["text"]
+        out["skip_style"] = bar["button"]
         sig = grid.colsig(cols)
         if sig != kw["colsig"]:
             out["cols"] = cols

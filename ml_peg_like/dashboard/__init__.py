@@ -15,9 +15,10 @@ from ..config import Config
 from ..raw import RawData
 from . import ids
 from .cache import ScoreCache
-from .components import curve, edit, grid, navigation, page, policy, settings, toolbar
+from .components import curve, edit, grid, navigation, page, policy, settings, toolbar, viewstate
 from .robustness_view import attach_robustness, tau_line_text
 from .server import MAX_REQUEST_BYTES, add_health, harden
+from .state import Q_SORT
 from .tables import REASON_TIPS, column_defs, row_data
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -69,7 +70,7 @@ def create_app(
     app.layout = page.layout(
         title=title,
         summary=page.summary_line(config, scores),
-        stores=page.stores(grid.colsig(cols), navigation.tree_store(config)),
+        stores=[*page.stores(grid.colsig(cols), navigation.tree_store(config)), viewstate.store()],
         toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets),
         sidebar=navigation.sidebar(config),
         crumbs=navigation.crumbs_layout(config),
@@ -83,6 +84,7 @@ def create_app(
         curve=curve.layout(),
     )
     navigation.register(app)
+    viewstate.register(app, Q_SORT)
     curve.register(app)
     toolbar.register(app, cache)
 

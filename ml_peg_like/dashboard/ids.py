@@ -63,6 +63,7 @@ WANT = "want"  # a navigation request written in the browser
 HDR = "hdr"  # a click on a column header's name
 TREE = "tree"  # what the browser's navigation needs (see components/navigation.tree_store)
 FIG = "fig"  # the curve's next figure
+SORT = "sort"  # the grid's sort as the URL writes it (components/viewstate.py), set in the browser
 
 # ------------------------------------------------------------------------------------------------
 # pattern-matching ids: {"type": T_..., KEY: ...}

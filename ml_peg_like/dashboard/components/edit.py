@@ -54,7 +54,7 @@ from ..tables import canonical_view, column_defs, row_data, threshold_problems, 
 from . import curve, grid, navigation, policy, settings, toolbar
 from .inputs import attr_selection, boxes_of, text
 from .presets import apply_preset
-from .viewstate import apply_sort, sort_of, sort_text
+from .viewstate import apply_sort, sort_text
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
@@ -111,7 +111,7 @@ INPUTS = dict(
     attrs=Input(ids.attr(ALL), "value"),
     policy=Input(ids.MISSING_POLICY, "value"),
     use_skip=Input(ids.MISSING_SKIP, "n_clicks"),
-    column_state=Input(ids.GRID, "columnState"),
+    sort=Input(ids.SORT, "data"),
 )
 STATES = dict(
     filename=State(ids.UPLOAD, "filename"),
@@ -262,11 +262,8 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
                 out["policy"] = cur.missing
                 return out
             shown = status(f"Missing-data policy: {new_cfg.missing}.")
-        elif trig == ids.GRID:
-            wanted_sort = sort_of(kw["column_state"])
-            if wanted_sort == parse_query(kw["qs"] or "").get(Q_SORT, ""):
-                raise PreventUpdate
-            sort = wanted_sort
+        elif trig == ids.SORT:
+            sort = sort_text(kw["sort"])
         elif trig == ids.UPLOAD:
             contents = kw["upload"]
             if not contents or not isinstance(contents, str):

@@ -6,8 +6,11 @@ definition's ``sort`` when the definitions change)."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
+
+from dash import Input, Output, dcc
 
 from .. import ids
 
@@ -59,3 +62,37 @@ def apply_sort(cols: list[dict], sort: str) -> list[dict]:
             c["sort"] = None
         out.append(c)
     return out
+
+
+def store() -> dcc.Store:
+    """The sort store (written in the browser when the user sorts, read by the edit callback)."""
+    return dcc.Store(id=ids.SORT, data=None)
+
+
+#: in the browser: the grid's sort as :func:`sort_of` computes it, written only when it differs
+#: from the URL's (a sort the server itself applied from a link is not sent back)
+_JS = """
+function (state) {
+  var nu = window.dash_clientside.no_update;
+  if (!Array.isArray(state)) return nu;
+  var best = null;
+  state.forEach(function (c) {
+    if (c && (c.sort === "asc" || c.sort === "desc")) {
+      var i = typeof c.sortIndex === "number" ? c.sortIndex : 0;
+      if (best === null || i < best[0]) best = [i, c.colId + "." + c.sort];
+    }
+  });
+  var s = best ? best[1] : "";
+  if (s === DEFAULT) s = "";
+  var cur = new URLSearchParams(window.location.search).get(PARAM) || "";
+  return s === cur ? nu : s;
+}
+"""
+
+
+def register(app, param: str) -> None:
+    """The clientside callback: AG Grid's ``columnState`` -> the sort store."""
+    js = _JS.replace("DEFAULT", json.dumps(".".join(DEFAULT))).replace("PARAM", json.dumps(param))
+    app.clientside_callback(
+        js, Output(ids.SORT, "data"), Input(ids.GRID, "columnState"), prevent_initial_call=True
+    )

@@ -54,7 +54,7 @@ from ..tables import canonical_view, column_defs, row_data, threshold_problems, 
 from . import curve, grid, navigation, policy, settings, toolbar
 from .inputs import attr_selection, boxes_of, text
 from .presets import apply_preset
-from .viewstate import apply_sort, sort_text
+from .viewstate import apply_sort, effective_sort, sort_text
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
@@ -326,6 +326,12 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
             raise PreventUpdate
 
         view_changed = v != v0
+        # the sort belongs to a view (a link sets both); a metric's sort follows the toggle
+        sort = (
+            ""
+            if view_changed and trig != ids.URL
+            else effective_sort(sort, show, grid.SHOW_OPTIONS[0])
+        )
         node = view_node(defaults, v)
         if node is None or not hasattr(node, "metrics"):
             metric = ""

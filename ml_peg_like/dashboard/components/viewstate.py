@@ -45,6 +45,17 @@ def sort_of(column_state: Any) -> str:
     return sort_text(f"{best[1]}.{best[2]}")
 
 
+def effective_sort(sort: str, show: str, raw_show: str) -> str:
+    """The sort after the raw / normalised toggle: a metric's column follows the toggle (raw
+    ``r<j>`` or score ``n<j>``: the same metric, so the sort stays on it)."""
+    col, _, direction = sort.partition(".")
+    m = re.match(rf"^[{ids.RAW_PREFIX}{ids.SCORE_PREFIX}](\d+)$", col)
+    if not m:
+        return sort
+    j = int(m.group(1))
+    return f"{ids.raw_col(j) if show == raw_show else ids.score_col(j)}.{direction}"
+
+
 def apply_sort(cols: list[dict], sort: str) -> list[dict]:
     """``cols`` sorted by ``sort`` (``""``: by rank, as ``tables.column_defs`` builds them).
     A sort on a column the view does not have falls back to the rank."""

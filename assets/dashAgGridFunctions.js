@@ -72,6 +72,7 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
   };
 
   dagfuncs.fmtDelta = function (v) {
+    if (typeof v === "string") return v; // "new" / "no score" (scoring.rank_change)
     if (!isNum(v) || v === 0) return "";
     return v > 0 ? "\u25B2" + v : "\u25BC" + -v;
   };

@@ -11,7 +11,8 @@ child of each group, non-decreasing; a group may be empty, also in last position
 or one vector per sample ``(samples, children)``. The rules, for each group:
 
 * a child with weight 0 never matters, even when missing;
-* a group with no positive weight (all weights 0, or no children at all) is missing;
+* a group with no positive weight (all weights 0, or no children at all) is missing (the scoring
+  first gives an excluded group, one of weight 0 itself, equal weights: :func:`shown_weights`);
 * ``invalidate``: sum(w s) / sum(w), missing when a child with w > 0 is missing;
 * ``skip``: sum over the present children of w s / sum of their w, missing when none is present;
 * coverage = the fraction of the group's weight actually used: sum(w * child coverage) / sum(w),
@@ -139,6 +140,27 @@ def weighted_mean(
         cov[np.isnan(out) & ~empty] = 0.0
         cov[empty] = np.nan
     return out, cov
+
+
+def shown_weights(weights: np.ndarray, starts: np.ndarray, group_weights: np.ndarray) -> np.ndarray:
+    """The children's weights with which a group is scored for its own sake.
+
+    A group whose own weight is 0 (its parent ignores it) and whose children all have weight 0
+    would have no score at all; it is scored with equal weights instead, so that an excluded
+    part still shows what it scores (greyed in the dashboard). Every other group keeps its
+    weights: its parent's score is unchanged.
+    """
+    w = np.asarray(weights, dtype=float)
+    n = w.shape[-1]
+    starts = np.asarray(starts, dtype=np.intp)
+    empty = (group_sum(w, starts, n) == 0) & (np.asarray(group_weights, dtype=float) == 0)
+    if not empty.any():
+        return w
+    counts = np.diff(np.r_[starts, n])
+    owner = np.repeat(np.arange(starts.size), counts)
+    out = w.copy()
+    out[empty[owner]] = 1.0
+    return out
 
 
 def group_state(scores: np.ndarray, weights: np.ndarray, starts: np.ndarray) -> np.ndarray:

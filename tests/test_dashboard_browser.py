@@ -267,6 +267,10 @@ def test_weight_edit_rescores(env):
     base = score(raw, cfg)
     deltas = column(page, "d")
     for m in new.models:
+        # issue 12: a model with no overall score shows a word, never an arrow
+        if new.overall["score"].isna()[m]:
+            assert deltas[m] == "no score"
+            continue
         d = int(base.overall["rank"][m] - new.overall["rank"][m])
         assert deltas[m] == ("" if d == 0 else (f"▲{d}" if d > 0 else f"▼{-d}"))
 

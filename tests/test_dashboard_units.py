@@ -170,12 +170,13 @@ def test_missing_reasons_say_why():
 def test_rows_and_columns_of_each_view(data):
     cfg, raw = data
     s = score(raw, cfg)
-    rows = row_data(s, "", default_ranks=s.ranks)
+    rows = row_data(s, "", default_overall=s.overall_scores)
     by = {r["model"]: r for r in rows}
     assert by["Ridge"]["o"] == round(s.overall["score"]["Ridge"], 9)
     assert by["kNN"]["o"] is None and by["kNN"]["_w"]["o"] == "i"
     assert by["kNN"]["c1"] is None and by["kNN"]["_w"]["c1"] == "i"
-    assert all(r["d"] == 0 for r in rows)
+    # issue 12: a model with no overall score shows a word, never a number
+    assert all(r["d"] == (0 if r["o"] is not None else "no score") for r in rows)
     cols = [c["colId"] for c in column_defs(s, "")]
     assert cols == ["rank", "d", "model", "o", "cov", "c0", "c1", "c2"]
     cols = [c["colId"] for c in column_defs(s, "Classification")]

@@ -13,7 +13,7 @@ Loading validates everything and reports every problem at once, each with its ke
 """
 
 from ..aggregation import POLICIES as MISSING_POLICIES
-from .model import Config
+from .model import ROOT, Config
 from .nodes import DATA_THRESHOLDS, Benchmark, Category, Metric, ModelRef, Threshold
 from .parse import config_from_dict
 from .vetoes import Veto
@@ -30,6 +30,7 @@ from .yamlio import (
 )
 
 __all__ = [
+    "ROOT",
     "DATA_THRESHOLDS",
     "LIBYAML",
     "MAX_CONFIG_BYTES",

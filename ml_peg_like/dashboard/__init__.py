@@ -23,15 +23,18 @@ from .components import (
     modelcard,
     navigation,
     page,
+    policy,
     robustness_callbacks,
     robustness_layout,
     settings,
     theme,
     toolbar,
+    viewstate,
 )
 from .components import sensitivity as sens_view
 from .jobs import make_manager
 from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
+from .state import Q_SORT
 from .tables import REASON_TIPS, column_defs, row_data
 
 __all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", "serve"]
@@ -87,21 +90,24 @@ def create_app(
     app.layout = page.layout(
         title=title,
         summary=page.summary_line(config, scores),
-        stores=page.stores(grid.colsig(cols), navigation.tree_store(config)),
+        stores=[*page.stores(grid.colsig(cols), navigation.tree_store(config)), viewstate.store()],
         toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets, cache.display),
         sidebar=navigation.sidebar(config),
         crumbs=navigation.crumbs_layout(config),
-        grid=grid.layout(
-            cols,
-            row_data(
-                scores,
-                "",
-                default_ranks=scores.ranks,
-                dominated=sv.dominated if sv else None,
-                names=cache.display,
+        grid=[
+            policy.layout(scores),
+            *grid.layout(
+                cols,
+                row_data(
+                    scores,
+                    "",
+                    default_overall=scores.overall_scores,
+                    dominated=sv.dominated if sv else None,
+                    names=cache.display,
+                ),
+                len(raw.models),
             ),
-            len(raw.models),
-        ),
+        ],
         head_tools=theme.controls(),
         after_grid=[*([rob["tau_line"]] if rob else []), modelcard.layout()],
         settings=settings.layout(config, sv.texts if sv else None),
@@ -112,6 +118,7 @@ def create_app(
         ],
     )
     navigation.register(app)
+    viewstate.register(app, Q_SORT)
     curve.register(app)
     modelcard.register(app, cache)
     toolbar.register(app, cache)

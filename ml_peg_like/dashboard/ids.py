@@ -43,6 +43,10 @@ MODEL_CARD_BODY = "model-card-body"
 MODEL_CARD_CLOSE = "model-card-close"
 THEME_TOGGLE = "theme-toggle"  # light / dark (the browser keeps the choice)
 MENU_TOGGLE = "menu-toggle"  # the sidebar's menu button on narrow screens
+MISSING_POLICY = "missing-policy"  # the missing-data policy switch (invalidate / skip)
+MISSING_SKIP = "missing-skip"  # the no-score line's button that applies skip
+POLICY_OVERRIDES = "policy-overrides"  # the categories that override the policy
+NO_SCORE = "no-score"  # the line above the table: how many models have no overall score, why
 #: the robustness view's tau line (the main callback fills it in the same response)
 ROB_TAU = "rob-tau"
 #: the sensitivity panel: "what would put this model first?" (components/sensitivity.py)
@@ -95,6 +99,7 @@ WANT = "want"  # a navigation request written in the browser
 HDR = "hdr"  # a click on a column header's name
 TREE = "tree"  # what the browser's navigation needs (see components/navigation.tree_store)
 FIG = "fig"  # the curve's next figure
+SORT = "sort"  # the grid's sort as the URL writes it (components/viewstate.py), set in the browser
 
 # ------------------------------------------------------------------------------------------------
 # pattern-matching ids: {"type": T_..., KEY: ...}

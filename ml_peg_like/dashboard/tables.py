@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import aggregation as agg
 from ..config import Benchmark, Category, Config, Metric, ModelRef
-from ..scoring import Scores, rank_desc
+from ..scoring import Scores, rank_change, rank_desc
 from . import ids
 
 MISSING_TEXT = "—"
@@ -307,10 +307,15 @@ def column_defs(
             "field": ids.COL_DELTA,
             "colId": ids.COL_DELTA,
             "headerName": "±",
-            "headerTooltip": "Rank change against the default settings (▲ up, ▼ down)",
+            "headerTooltip": "Rank change against the default settings (▲ up, ▼ down; 'new': "
+            "ranked now, not before; 'no score': no overall score now)",
             "width": 58,
             "valueFormatter": {"function": "fmtDelta(params.value)"},
-            "cellClassRules": {"up": "params.value > 0", "down": "params.value < 0"},
+            "cellClassRules": {
+                "up": "typeof params.value === 'number' && params.value > 0",
+                "down": "typeof params.value === 'number' && params.value < 0",
+                "word": "typeof params.value === 'string'",
+            },
             "cellClass": "num delta",
             "type": "rightAligned",
             "pinned": "left",
@@ -385,7 +390,7 @@ def column_defs(
                 f"{node.name} score",
                 scale,
                 tip=_header_tip(node, "category score"),
-                klass="level",
+                klass="level" + (" excluded" if node.weight == 0 else ""),
             )
         )
         if agg.is_skip(cfg.policy(node)):
@@ -429,7 +434,7 @@ def column_defs(
             f"{node.name} score",
             scale,
             tip=_header_tip(node, "benchmark score"),
-            klass="level",
+            klass="level" + (" excluded" if node.weight == 0 else ""),
         )
     )
     for j, m in zip(lay.bench_metrics[node.name], node.metrics, strict=True):
@@ -466,31 +471,19 @@ def column_defs(
     return cols
 
 
-def _ranks_among(
-    scores: Scores, idx: np.ndarray, default_overall: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Ranks of the models ``idx`` among themselves (the one ranking rule, :func:`rank_desc`, on
-    the same overall scores), and their default ranks the same way (from ``default_overall``),
-    as full-length arrays indexed like ``scores.models``."""
-    ranks = np.array(scores.ranks, copy=True)
-    ranks[idx] = rank_desc(scores.overall_scores[idx])
-    if default_overall is None:
-        return ranks, None
-    d = np.array(rank_desc(default_overall), copy=True)
-    d[idx] = rank_desc(np.asarray(default_overall, dtype=float)[idx])
-    return ranks, d
+def _delta(v) -> int | str:
+    return v if isinstance(v, str) else int(v)
 
 
 def row_data(
     scores: Scores,
     view: str,
     *,
-    default_ranks: np.ndarray | None = None,
+    default_overall: np.ndarray | None = None,
     models: list[str] | None = None,
     dominated: dict[str, list[str]] | None = None,
     names: Mapping[str, str] | None = None,
     rank_shown: bool = False,
-    default_overall: np.ndarray | None = None,
 ) -> list[dict]:
     """One dict per model for ``view``: rank, rank change, model, overall, the view's columns,
     and ``_w`` (reason codes of the missing cells). ``models``: show only these (display only;
@@ -510,14 +503,20 @@ def row_data(
     fields: dict[str, list] = {}
     reasons: dict[str, np.ndarray] = {}
     ranks = scores.ranks[idx]
+    # rank change against the defaults (scoring.rank_change): a number only for models ranked
+    # in both, else its word ("new", "no score"); with ``rank_shown`` both rankings are among
+    # the shown models only
+    before, after, sel = default_overall, scores.overall_scores, idx
     if rank_shown and models is not None:
-        all_ranks, default_ranks = _ranks_among(scores, idx, default_overall)
-        ranks = all_ranks[idx]
-    delta = (
-        (np.asarray(default_ranks)[idx] - ranks)
-        if default_ranks is not None
-        else np.zeros(len(idx), dtype=np.int64)
-    )
+        ranks = rank_desc(scores.overall_scores[idx])
+        after, sel = scores.overall_scores[idx], slice(None)
+        if default_overall is not None:
+            before = np.asarray(default_overall, dtype=float)[idx]
+    if before is not None:
+        dnum, dword = rank_change(before, after)
+        delta = np.where(dword == "", dnum, dword)[sel]
+    else:
+        delta = np.zeros(len(idx), dtype=np.int64)
     overall = scores.overall_scores[idx]
     fields[ids.COL_OVERALL] = _round(overall)
     mcodes = agg.metric_reasons(scores.raw_values, scores.metric_scores)
@@ -573,7 +572,11 @@ def row_data(
     cols_vals = [fields[k] for k in keys]
     rlist = [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()]
     for r in range(len(idx)):
-        row = {ids.COL_MODEL: keys_[r], ids.COL_RANK: int(ranks[r]), ids.COL_DELTA: int(delta[r])}
+        row = {
+            ids.COL_MODEL: keys_[r],
+            ids.COL_RANK: int(ranks[r]),
+            ids.COL_DELTA: _delta(delta[r]),
+        }
         shown = (names or {}).get(keys_[r])
         if shown and shown != keys_[r]:
             row[ids.COL_NAME] = shown

@@ -17,7 +17,14 @@ from ..aggregation import weighted_mean
 from ..config import Config
 from ..errors import MlPegLikeError, Problem
 from ..raw import RawData
-from ..scoring import TIE_DECIMALS, Scores, apply_vetoes, score_values
+from ..scoring import (
+    TIE_DECIMALS,
+    Scores,
+    apply_vetoes,
+    largest_change,
+    rank_change,
+    score_values,
+)
 from .montecarlo import BatchScorer
 from .results import RobustnessResult, SettingsComparison
 from .sampling import WEIGHT_FLOOR
@@ -93,6 +100,7 @@ def compare_settings(
     sa = _scores(raw, config_a)
     sb = _scores(raw, config_b)
     ra, rb = sa.ranks, sb.ranks
+    delta, word = rank_change(sa.overall_scores, sb.overall_scores)
     ta = _top(ra, models, ~np.isnan(sa.overall_scores))
     tb = _top(rb, models, ~np.isnan(sb.overall_scores))
     table = pd.DataFrame(
@@ -102,7 +110,8 @@ def compare_settings(
             "rank_a": ra,
             "score_b": sb.overall_scores,
             "rank_b": rb,
-            "change": rb - ra,
+            "change": -delta,  # positive: moved down; 0 where ``note`` has a word
+            "note": word,
         }
     ).sort_values(["rank_b", "model"], kind="stable", ignore_index=True)
     return SettingsComparison(
@@ -111,7 +120,7 @@ def compare_settings(
         top_a=ta,
         top_b=tb,
         top_changed=set(ta) != set(tb),
-        max_rank_change=int(np.abs(rb - ra).max()) if len(models) else 0,
+        max_rank_change=largest_change(delta, word)[0],
         table=table,
     )
 
@@ -179,17 +188,18 @@ def _leave_one_out(scores: Scores, cfg: Config) -> pd.DataFrame:
     taus = kendall_tau(ranks, base)
     rhos = spearman_rho(ranks, base[None, :])
     base_top = set(_top(base, models, ~np.isnan(scores.overall_scores)))
-    delta = np.abs(ranks - base[None, :])
+    # the largest change counts only the models ranked with and without the removal
+    delta, word = rank_change(scores.overall_scores, overall)
     for r, row in enumerate(rows):
         top = _top(ranks[r], models, ~np.isnan(overall[r]))
-        k = int(np.argmax(delta[r])) if len(models) else 0
+        size, k = largest_change(delta[r], word[r])
         row.update(
             new_top=" = ".join(top),
             top_changed=set(top) != base_top,
             kendall_tau=float(taus[r]),
             spearman_rho=float(rhos[r]),
-            max_rank_change=int(delta[r, k]) if len(models) else 0,
-            max_change_model=models[k] if len(models) and delta[r, k] > 0 else "",
+            max_rank_change=size,
+            max_change_model=models[k] if k >= 0 else "",
         )
     return pd.DataFrame(rows, columns=LOO_COLUMNS)
 

@@ -12,7 +12,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..aggregation import weighted_mean
+from ..aggregation import shown_weights, weighted_mean
 from ..config import Config
 from ..raw import RawData
 from .instances import normalise_instances
@@ -121,8 +121,12 @@ def score_values(values: np.ndarray, models, cfg: Config, instances=None) -> Sco
     inst_scores, inst_warnings = normalise_instances(ms, plan, index, instances, resolved)
     warnings += inst_warnings
     need = plan.need_coverage
-    bs, bcov = weighted_mean(ms, plan.w_metric, plan.metric_starts, plan.bench_skip, None, need)
-    cs, ccov = weighted_mean(bs, plan.w_bench, plan.bench_starts, plan.cat_skip, bcov, need)
+    # an excluded group (weight 0, every child weight 0) still gets its own score (equal
+    # weights); its parent ignores it (weight 0), so no parent score changes
+    wm = shown_weights(plan.w_metric, plan.metric_starts, plan.w_bench)
+    wb = shown_weights(plan.w_bench, plan.bench_starts, plan.w_cat)
+    bs, bcov = weighted_mean(ms, wm, plan.metric_starts, plan.bench_skip, None, need)
+    cs, ccov = weighted_mean(bs, wb, plan.bench_starts, plan.cat_skip, bcov, need)
     os_, ocov = weighted_mean(
         cs, plan.w_cat, np.zeros(1, dtype=np.intp), plan.overall_skip, ccov, need
     )

@@ -17,7 +17,7 @@ from typing import Any
 from dash import ALL, Input, Output, State, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
-from ...config import Config, loads_config
+from ...config import ROOT, Config, loads_config
 from ...errors import ConfigError, Problem
 from .. import ids
 from ..cache import ScoreCache
@@ -27,6 +27,9 @@ from ..state import (
     MAX_TEXT,
     Q_FILTER,
     Q_METRIC,
+    Q_MISSING,
+    Q_SHOW,
+    Q_SORT,
     Q_STATE,
     Q_VIEW,
     Changes,
@@ -48,13 +51,15 @@ from ..state import (
     split_where,
 )
 from ..tables import canonical_view, column_defs, row_data, threshold_problems, view_node
-from . import curve, grid, navigation, settings, toolbar
+from . import curve, grid, navigation, policy, settings, toolbar
 from .inputs import attr_selection, boxes_of, text
+from .presets import apply_preset
 from .sensitivity import EDIT_INPUTS as SENS_INPUTS
 from .sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
 from .sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
 from .sensitivity import Sensitivity, click_edit
 from .sensitivity import labels as whatif_labels
+from .viewstate import apply_sort, effective_sort, sort_text
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
@@ -91,6 +96,12 @@ OUTPUTS = dict(
     picks=Output(ids.MODEL_FILTER, "value"),
     attr_value=Output(ids.attr(ALL), "value"),
     shown_count=Output(ids.SHOWN_COUNT, "children"),
+    policy=Output(ids.MISSING_POLICY, "value"),
+    overrides=Output(ids.POLICY_OVERRIDES, "children"),
+    no_score=Output(ids.NO_SCORE, "children"),
+    skip_style=Output(ids.MISSING_SKIP, "style"),
+    show_value=Output(ids.SHOW, "value"),
+    preset=Output(ids.PRESET, "value"),
 )
 INPUTS = dict(
     box=Input(BOX, "value"),
@@ -106,6 +117,9 @@ INPUTS = dict(
     attrs=Input(ids.attr(ALL), "value"),
     rank_shown=Input(ids.RANK_SHOWN, "value"),
     xscale=Input(ids.CURVE_XSCALE, "value"),
+    policy=Input(ids.MISSING_POLICY, "value"),
+    use_skip=Input(ids.MISSING_SKIP, "n_clicks"),
+    sort=Input(ids.SORT, "data"),
 )
 STATES = dict(
     filename=State(ids.UPLOAD, "filename"),
@@ -200,6 +214,7 @@ def register(
         for key, limit in (("qs", MAX_STATE_CHARS + 4000), ("colsig", 64), ("filename", 255)):
             kw[key] = text(kw[key], limit)
         out: dict[str, Any] = {k: no_update for k in ctx.outputs_grouping}
+        sort = sort_text(parse_query(kw["qs"] or "").get(Q_SORT, ""))  # kept unless changed
         new_changes = changes
         new_cfg: Config | None = None  # the config of new_changes, when already built
         rewrite = False  # rewrite every box from the state (reset, preset, upload, URL)
@@ -243,14 +258,32 @@ def register(
             name = kw["preset"]
             if not name or not isinstance(name, str):
                 raise PreventUpdate
-            try:
-                new_changes = effective_changes(defaults, defaults.presets[name])
-                new_cfg, _ = cache.scores_for(new_changes)
-                shown = status(f"Preset “{name}” applied.")
-            except (KeyError, ConfigError) as exc:
-                new_changes, new_cfg = changes, None
-                shown = status(f"Preset {name!r} cannot be applied: {exc}", "err")
+            new_changes, new_cfg, message, ok = apply_preset(cache, changes, name)
+            shown = status(message, "ok" if ok else "err")
+            if not ok:
+                out["preset"] = None  # a failed preset is not left shown as selected
             rewrite = True
+        elif trig in (ids.MISSING_POLICY, ids.MISSING_SKIP):
+            if trig == ids.MISSING_SKIP and not kw["use_skip"]:
+                raise PreventUpdate
+            cur, _ = cache.scores_for(changes)
+            if trig == ids.MISSING_SKIP:
+                wanted = policy.agg.SKIP
+                new_changes = effective_changes(
+                    defaults, policy.policy_changes(changes, wanted, cur)
+                )
+            else:
+                wanted = text(kw["policy"], 40)
+                new_changes = effective_changes(defaults, policy.policy_changes(changes, wanted))
+            try:
+                new_cfg, _ = cache.scores_for(new_changes)
+            except ConfigError as exc:
+                out["status"] = status(f"Policy not applied: {problem_text(exc)}", "err")
+                out["policy"] = cur.missing
+                return out
+            shown = status(f"Missing-data policy: {new_cfg.missing}.")
+        elif trig == ids.SORT:
+            sort = sort_text(kw["sort"])
         elif trig == ids.UPLOAD:
             contents = kw["upload"]
             if not contents or not isinstance(contents, str):
@@ -275,7 +308,10 @@ def register(
                 raise PreventUpdate
             q = parse_query(search)
             try:
-                linked_changes = effective_changes(defaults, decode_changes(q.get(Q_STATE)))
+                decoded = decode_changes(q.get(Q_STATE))
+                if q.get(Q_MISSING):
+                    decoded[ROOT] = {"missing": q[Q_MISSING][:40]}
+                linked_changes = effective_changes(defaults, decoded)
                 new_changes = clean_changes(defaults, linked_changes)
                 new_cfg, _ = cache.scores_for(new_changes)
             except (ValueError, ConfigError) as exc:
@@ -283,6 +319,11 @@ def register(
                 shown = status(f"The settings in the link were ignored: {msg}", "err")
                 new_changes, new_cfg = {}, None
             link = True
+            linked_show = q.get(Q_SHOW, "")
+            show = linked_show if linked_show in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0]
+            if show != kw["show"]:
+                out["show_value"] = show
+            sort = sort_text(q.get(Q_SORT, ""))
             v = canonical_view(defaults, q.get(Q_VIEW, ""))
             metric = q.get(Q_METRIC, "")
             rewrite = True
@@ -320,6 +361,12 @@ def register(
             raise PreventUpdate
 
         view_changed = v != v0
+        # the sort belongs to a view (a link sets both); a metric's sort follows the toggle
+        sort = (
+            ""
+            if view_changed and trig != ids.URL
+            else effective_sort(sort, show, grid.SHOW_OPTIONS[0])
+        )
         node = view_node(defaults, v)
         if node is None or not hasattr(node, "metrics"):
             metric = ""
@@ -363,6 +410,7 @@ def register(
             metric if metric != first_metric(defaults, v) else "",
             filters,
             encoded=key,
+            view_extra={Q_SHOW: "" if show == grid.SHOW_OPTIONS[0] else show, Q_SORT: sort},
         )
         if query != (kw["qs"] or "") or trig == ids.URL:
             out["search"] = query
@@ -372,12 +420,11 @@ def register(
         out["rows"] = row_data(
             scores,
             v,
-            default_ranks=cache.default_scores.ranks,
+            default_overall=cache.default_scores.overall_scores,
             models=shown_models,
             dominated=sv.dominated if sv else None,
             names=cache.display,
             rank_shown=bool(kw["rank_shown"]),
-            default_overall=cache.default_scores.overall_scores,
         )
         n_all = len(cache.models)
         out["shown_count"] = toolbar.shown_text(
@@ -388,7 +435,15 @@ def register(
                 ctx.outputs_grouping["whatif_label"], defaults, new_changes
             )
         changed_set = {p for p, f in new_changes.items() if f}
-        cols = column_defs(scores, v, show=show, changed=changed_set, metric=metric)
+        cols = apply_sort(
+            column_defs(scores, v, show=show, changed=changed_set, metric=metric), sort
+        )
+        bar = policy.bar_state(scores)
+        if bar["value"] != kw["policy"]:
+            out["policy"] = bar["value"]
+        out["overrides"] = bar["overrides"]
+        out["no_score"] = bar["text"]
+        out["skip_style"] = bar["button"]
         sig = grid.colsig(cols)
         if sig != kw["colsig"]:
             out["cols"] = cols

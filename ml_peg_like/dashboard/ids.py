@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..numfmt import SCORE_DIGITS
+
 # ------------------------------------------------------------------------------------------------
 # component ids
 # ------------------------------------------------------------------------------------------------
@@ -39,7 +41,10 @@ UPLOAD = "upload"
 ROB_TAU = "rob-tau"
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
-EXPORTS = ("csv", "xlsx", "yaml")
+EXPORTS = ("csv", "xlsx", "latex", "yaml")
+DIGITS = "digits"  # significant digits of the scores shown (numfmt)
+DIGITS_SINK = "digits-sink"  # the digits the browser applied (a clientside output)
+EXPORT_ALL = "export-all"  # exports hold every model, not only the filtered ones
 
 
 def download(kind: str) -> str:
@@ -177,6 +182,7 @@ def js_names(reasons: dict[str, str] | None = None) -> dict[str, Any]:
         "scorePrefix": SCORE_PREFIX,
         "rowReasons": ROW_REASONS,
         "reasons": dict(reasons or {}),
+        "digits": SCORE_DIGITS,
     }
 
 

@@ -88,8 +88,8 @@ def fmt_score(value, scale: float = 1.0, digits: int = SCORE_DIGITS) -> str:
     if a == 0:
         return "0" + ("." + "0" * (digits - 1) if digits > 1 else "")
     m, e = _sci_parts(a, digits)
-    if e >= digits:
-        return sign + str(_round_int(a))
+    if e >= digits:  # JavaScript's String(Math.round(a)) (exponential from 1e21 on)
+        return sign + (repr(a) if a >= 1e21 else str(_round_int(a)))
     if e < -6:
         return f"{sign}{m}e-{-e}"
     return sign + _fixed(a, digits - 1 - e)

@@ -23,7 +23,7 @@ def score_format(scale: float, digits: int) -> str:
     """An Excel number format close to ``digits`` significant digits for scores in [0, scale]
     (Excel has no significant-digit format: decimals = digits - integer digits of the scale,
     e.g. 3 digits -> ``0.000`` on the 0-1 scale, ``0.0`` on the 0-100 scale)."""
-    int_digits = 1 if scale <= 1 else len(str(int(scale))) - 1
+    int_digits = 0 if scale <= 1 else len(str(int(scale))) - 1
     decimals = max(0, digits - int_digits)
     return "0" if decimals == 0 else "0." + "0" * decimals
 

@@ -201,6 +201,7 @@ def test_every_builtin_normaliser_has_a_reference_here():
 # Aggregation: the weighted-mean hierarchy through the public API
 # ------------------------------------------------------------------------------------------
 
+
 def ref_node(children: list[tuple[float, float, float]], policy: str) -> tuple[float, float]:
     """(score, coverage) of a group of (score, weight, coverage) children.
 

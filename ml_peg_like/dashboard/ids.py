@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..numfmt import SCORE_DIGITS
+
 # ------------------------------------------------------------------------------------------------
 # component ids
 # ------------------------------------------------------------------------------------------------
@@ -79,7 +81,10 @@ ROB_TOKEN = "rob-token"  # store: the name of the page's data (callbacks.engine_
 ROB_TEXTS = "rob-texts"  # store: texts the browser-side callbacks show
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
-EXPORTS = ("csv", "xlsx", "yaml")
+EXPORTS = ("csv", "xlsx", "latex", "yaml")
+DIGITS = "digits"  # significant digits of the scores shown (numfmt)
+DIGITS_SINK = "digits-sink"  # the digits the browser applied (a clientside output)
+EXPORT_ALL = "export-all"  # exports hold every model, not only the filtered ones
 
 
 def download(kind: str) -> str:
@@ -248,6 +253,7 @@ def js_names(
         "menuToggle": MENU_TOGGLE,
         "sidebar": SIDEBAR,
         "reasons": dict(reasons or {}),
+        "digits": SCORE_DIGITS,
     }
 
 

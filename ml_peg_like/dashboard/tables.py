@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
 from .. import aggregation as agg
 from ..config import Benchmark, Category, Config, Metric, ModelRef
+from ..numfmt import MISSING_TEXT, fmt_raw, fmt_score  # noqa: F401 (re-exported)
 from ..scoring import Scores, rank_change, rank_desc
 from . import ids
 
-MISSING_TEXT = "—"
 DIGITS = 9
 
 
@@ -31,52 +30,7 @@ DIGITS = 9
 # ------------------------------------------------------------------------------------------------
 
 
-def _half_up(x: float, quantum: Decimal) -> Decimal:
-    return Decimal(x).quantize(quantum, rounding=ROUND_HALF_UP)
-
-
-def fmt_score(value: float | None, scale: float = 1.0) -> str:
-    """A score as the grid shows it: ``(value * scale).toFixed(3)`` (scale 100: 1 decimal)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING_TEXT
-    x = float(value) * float(scale)
-    digits = 1 if scale == 100 else 3
-    sign = "-" if x < 0 else ""
-    q = _half_up(abs(x), Decimal(1).scaleb(-digits))
-    text = f"{q:.{digits}f}"
-    return sign + text if float(q) != 0 or not sign else text
-
-
-def _shortest(v: float) -> str:
-    if v.is_integer() and abs(v) < 1e21:
-        return str(int(v))
-    return repr(v)
-
-
-def fmt_raw(value: float | None) -> str:
-    """A raw value as the grid shows it: 4 significant figures, trailing zeros dropped;
-    integers from 1e4 to 1e6; scientific (``1.23e+7``) outside [1e-3, 1e6)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING_TEXT
-    x = float(value)
-    if x == 0:
-        return "0"
-    sign = "-" if x < 0 else ""
-    a = abs(x)
-    if a >= 1e6 or a < 1e-3:
-        d = Decimal(a)
-        e = d.adjusted()
-        m = d.scaleb(-e).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-        if m >= 10:
-            e += 1
-            m = d.scaleb(-e).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-        return f"{sign}{m}e{'+' if e >= 0 else '-'}{abs(e)}"
-    if a >= 1e4:
-        return str(math.floor(x + 0.5))
-    d = Decimal(a)
-    e = d.adjusted()
-    q = d.quantize(Decimal(1).scaleb(e - 3), rounding=ROUND_HALF_UP)
-    return sign + _shortest(float(q))
+# fmt_score / fmt_raw (the twins of fmtScore / fmtRaw) are ml_peg_like.numfmt's: one rule.
 
 
 def fmt_coverage(value: float | None) -> str:

@@ -8,7 +8,7 @@ The weighted means and the missing-data policy are :mod:`ml_peg_like.aggregation
 """
 
 from .plan import Plan, compile_config, normalise, resolve_threshold
-from .ranks import NEW, NO_SCORE, largest_change, rank_change
+from .ranks import NEW, NO_SCORE, largest_change, rank_change, ranks_or_none
 from .scores import TIE_DECIMALS, Scores, rank_desc, score, score_values
 from .vetoes import apply_vetoes, veto_reason
 
@@ -23,6 +23,7 @@ __all__ = [
     "largest_change",
     "normalise",
     "rank_change",
+    "ranks_or_none",
     "rank_desc",
     "resolve_threshold",
     "score",

@@ -54,3 +54,10 @@ def largest_change(delta: np.ndarray, word: np.ndarray) -> tuple[int, int]:
         return 0, -1
     k = int(np.argmax(d))
     return int(d[k]), k
+
+
+def ranks_or_none(overall, ranks) -> list[int | None]:
+    """The ranks of the models that have an overall score, ``None`` for the others (which
+    :func:`rank_desc` ranks after every scored model)."""
+    ov = np.asarray(overall, dtype=float)
+    return [None if np.isnan(s) else int(r) for s, r in zip(ov, np.asarray(ranks), strict=True)]

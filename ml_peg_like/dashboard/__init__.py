@@ -10,12 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import dash
+from dash import html
 
 from ..config import Config
 from ..raw import RawData
 from . import ids
 from .cache import ScoreCache
 from .components import curve, edit, grid, navigation, page, settings, toolbar
+from .components import explore as explore_view
 from .robustness_view import attach_robustness, tau_line_text
 from .server import MAX_REQUEST_BYTES, add_health, harden
 from .tables import REASON_TIPS, column_defs, row_data
@@ -72,7 +74,7 @@ def create_app(
         stores=page.stores(grid.colsig(cols), navigation.tree_store(config)),
         toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets),
         sidebar=navigation.sidebar(config),
-        crumbs=navigation.crumbs_layout(config),
+        crumbs=html.Div([navigation.crumbs_layout(config), *explore_view.layout(cache)]),
         grid=grid.layout(cols, row_data(scores, "", default_ranks=scores.ranks), len(raw.models)),
         settings=settings.layout(config),
         curve=curve.layout(),
@@ -80,6 +82,7 @@ def create_app(
     navigation.register(app)
     curve.register(app)
     toolbar.register(app, cache)
+    explore_view.register(app, cache)
 
     # ---- the robustness view: the ONE composition point ------------------------------------
     # its tau line is filled in by the edit callback's own response (one round trip per edit):

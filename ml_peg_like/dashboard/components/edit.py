@@ -49,6 +49,7 @@ from ..state import (
 )
 from ..tables import canonical_view, column_defs, row_data, threshold_problems, view_node
 from . import curve, grid, navigation, settings, toolbar
+from . import explore as explore_view
 from .inputs import attr_selection, boxes_of, text
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
@@ -85,6 +86,7 @@ OUTPUTS = dict(
     upload=Output(ids.UPLOAD, "contents"),
     picks=Output(ids.MODEL_FILTER, "value"),
     attr_value=Output(ids.attr(ALL), "value"),
+    **explore_view.OUTPUTS,
 )
 INPUTS = dict(
     box=Input(BOX, "value"),
@@ -98,6 +100,7 @@ INPUTS = dict(
     show=Input(ids.SHOW, "value"),
     models=Input(ids.MODEL_FILTER, "value"),
     attrs=Input(ids.attr(ALL), "value"),
+    **explore_view.INPUTS,
 )
 STATES = dict(
     filename=State(ids.UPLOAD, "filename"),
@@ -168,6 +171,8 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
         v = canonical_view(defaults, text(raw_view.get(ids.VIEW_PATH)))
         metric = text(raw_view.get(ids.VIEW_METRIC))
         v0, metric0 = v, metric
+        page = page0 = explore_view.page_of(raw_view.get(ids.VIEW_PATH))  # explore, compare
+        sel = explore_view.selection(cache, kw)
         show = kw["show"] if kw["show"] in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0]
         filters = clean_filters(
             {
@@ -265,6 +270,8 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
             link = True
             v = canonical_view(defaults, q.get(Q_VIEW, ""))
             metric = q.get(Q_METRIC, "")
+            page = explore_view.page_of(q.get(Q_VIEW))
+            sel = explore_view.from_query(cache, q, out)
             rewrite = True
             linked = decode_filters(q.get(Q_FILTER), cache.models, cache.attr_options)
             if linked != filters:
@@ -281,10 +288,14 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
                 raise PreventUpdate
             v = canonical_view(defaults, text(want.get(ids.VIEW_PATH)))
             metric = text(want.get(ids.VIEW_METRIC))
-        elif trig not in (ids.SHOW, ids.MODEL_FILTER) and kind != ids.T_ATTR:
+            page = explore_view.page_of(want.get(ids.VIEW_PATH))
+        elif (
+            trig not in (ids.SHOW, ids.MODEL_FILTER, *explore_view.CONTROLS)
+            and kind != ids.T_ATTR
+        ):
             raise PreventUpdate
 
-        view_changed = v != v0
+        view_changed = v != v0 or page != page0
         node = view_node(defaults, v)
         if node is None or not hasattr(node, "metrics"):
             metric = ""
@@ -320,23 +331,22 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
             out["changes"] = new_changes
             if on_changes is not None:
                 on_changes(new_changes)
-        if v != v0 or metric != metric0:
-            out["view"] = {ids.VIEW_PATH: v, ids.VIEW_METRIC: metric}
+        if view_changed or metric != metric0:
+            out["view"] = {ids.VIEW_PATH: page or v, ids.VIEW_METRIC: metric}
         query = make_query(
             new_changes,
-            v,
+            page or v,
             metric if metric != first_metric(defaults, v) else "",
             filters,
             encoded=key,
         )
+        query = explore_view.query_tail(query, page, sel)
         if query != (kw["qs"] or "") or trig == ids.URL:
             out["search"] = query
             out["qs"] = query
+        shown_models = filtered_models(filters, cache.models, cache.attr_values)
         out["rows"] = row_data(
-            scores,
-            v,
-            default_ranks=cache.default_scores.ranks,
-            models=filtered_models(filters, cache.models, cache.attr_values),
+            scores, v, default_ranks=cache.default_scores.ranks, models=shown_models
         )
         changed_set = {p for p, f in new_changes.items() if f}
         cols = column_defs(scores, v, show=show, changed=changed_set, metric=metric)
@@ -356,6 +366,17 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
                 out["mval"] = metric
         n_changed = sum(len(f) for f in new_changes.values())
         n_before = sum(len(f) for f in changes.values())
+        explore_view.fill(
+            out,
+            cache=cache,
+            scores=scores,
+            page=page,
+            view=v,
+            is_bench=is_bench,
+            sel=sel,
+            models=shown_models,
+            view_changed=view_changed,
+        )
         if n_changed != n_before or rewrite:
             out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"
             out["reset_disabled"] = n_changed == 0

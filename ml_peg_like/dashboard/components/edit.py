@@ -290,8 +290,7 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
             metric = text(want.get(ids.VIEW_METRIC))
             page = explore_view.page_of(want.get(ids.VIEW_PATH))
         elif (
-            trig not in (ids.SHOW, ids.MODEL_FILTER, *explore_view.CONTROLS)
-            and kind != ids.T_ATTR
+            trig not in (ids.SHOW, ids.MODEL_FILTER, *explore_view.CONTROLS) and kind != ids.T_ATTR
         ):
             raise PreventUpdate
 

@@ -29,7 +29,10 @@ def sidebar(cfg: Config) -> html.Nav:
     ):
         items.append(
             html.Button(
-                label, id=ids.by_path(ids.T_NAV, page), className="nav-item top", n_clicks=0,
+                label,
+                id=ids.by_path(ids.T_NAV, page),
+                className="nav-item top",
+                n_clicks=0,
                 title=tip,
             )
         )

@@ -355,9 +355,12 @@ def scatter_figure(
         )
     xa = plots.axis(theme, title=dict(text=plots.esc(xq.label)))
     ya = plots.axis(theme, title=dict(text=plots.esc(yq.label)))
-    for a, k, vals in ((xa, xk, xs), (ya, yk, ys)):
+    for a, q, k, vals in ((xa, xq, xk, xs), (ya, yq, yk, ys)):
         if k == ex.NUMBER:
-            a["type"] = _numeric_axis(np.asarray(vals, float), axes)
+            # scores live in [0, 1]: a log axis only when asked; raw values, ranks and
+            # attributes get one automatically beyond three decades
+            mode = "linear" if axes == "auto" and q.kind in ("score", ex.OVERALL) else axes
+            a["type"] = _numeric_axis(np.asarray(vals, float), mode)
         elif k == ex.DATE:
             a["type"] = "date"
         else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dash
+from dash import html
 
 from ..config import Config
 from ..raw import RawData
@@ -31,6 +32,7 @@ from .components import (
     toolbar,
     viewstate,
 )
+from .components import explore as explore_view
 from .components import sensitivity as sens_view
 from .jobs import make_manager
 from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
@@ -93,7 +95,7 @@ def create_app(
         stores=[*page.stores(grid.colsig(cols), navigation.tree_store(config)), viewstate.store()],
         toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets, cache.display),
         sidebar=navigation.sidebar(config),
-        crumbs=navigation.crumbs_layout(config),
+        crumbs=html.Div([navigation.crumbs_layout(config), *explore_view.layout(cache)]),
         grid=[
             policy.layout(scores),
             *grid.layout(
@@ -122,6 +124,7 @@ def create_app(
     curve.register(app)
     modelcard.register(app, cache)
     toolbar.register(app, cache)
+    explore_view.register(app, cache)
     on_changes = None
     app.robustness_manager = None
     if robustness:

@@ -80,6 +80,25 @@ ROB_META = "rob-meta"  # store: what the shown analysis ran on
 ROB_TOKEN = "rob-token"  # store: the name of the page's data (callbacks.engine_token)
 ROB_TEXTS = "rob-texts"  # store: texts the browser-side callbacks show
 
+#: the Explore and Compare views (components/explore.py, compare.py) and the benchmark figure
+PAGE_EXPLORE = "explore"  # their view names (``?v=explore``, ``?v=compare``)
+PAGE_COMPARE = "compare"
+EXPLORE_WRAP = "explore-wrap"
+EXPLORE_X = "explore-x"
+EXPLORE_Y = "explore-y"
+EXPLORE_C = "explore-c"
+EXPLORE_AXES = "explore-axes"
+EXPLORE_HOLDER = "explore-holder"
+EXPLORE_GRAPH = "explore-graph"
+EXPLORE_CARD = "explore-card"
+COMPARE_WRAP = "compare-wrap"
+COMPARE_MODELS = "compare-models"
+COMPARE_HOLDER = "compare-holder"
+COMPARE_GRAPH = "compare-graph"
+COMPARE_TABLE = "compare-table"
+BENCH_FIG_HOLDER = "bench-fig-holder"
+BENCH_FIG = "bench-fig"
+
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
 EXPORTS = ("csv", "xlsx", "latex", "yaml")
 DIGITS = "digits"  # significant digits of the scores shown (numfmt)

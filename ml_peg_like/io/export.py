@@ -17,9 +17,10 @@ from pathlib import Path
 import orjson
 import pandas as pd
 
+from ..models import display_names
 from ..scoring import Scores
 from .latex import report_latex
-from .report import Report, build_report, display_names, neutralise_text
+from .report import Report, build_report, neutralise_text
 from .xlsx import report_xlsx
 
 __all__ = [
@@ -77,7 +78,7 @@ def level_tables(
     keep = set(models) if models is not None else None
     for name, df in tables.items():
         if has_names:
-            df.insert(1, "display_name", display_names(df["model"], attributes))
+            df.insert(1, "display_name", display_names(attributes, list(df["model"])))
         if keep is not None:
             df = df[df["model"].isin(keep)].reset_index(drop=True)
         tables[name] = df

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..config import Config
 from ..config.nodes import to_yaml_value
+from ..models import display_names
 from ..numfmt import SCORE_DIGITS, clean_digits, shortest
 from ..scoring import Scores, rank_change, ranks_or_none
 
@@ -55,20 +56,6 @@ class Report:
     def categories(self) -> list[str]:
         ov = self.score_columns["Overall"]
         return [c for c in ov if c != OVERALL]
-
-
-def display_names(models: Iterable[str], attributes: pd.DataFrame | None) -> list[str]:
-    """The ``display_name`` attribute of each model, or its key when it has none."""
-    models = list(models)
-    if attributes is None or "display_name" not in getattr(attributes, "columns", ()):
-        return models
-    col = attributes["display_name"]
-    out = []
-    for m in models:
-        v = col.get(m) if m in col.index else None
-        text = "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v).strip()
-        out.append(text or m)
-    return out
 
 
 def package_version() -> str:
@@ -169,7 +156,7 @@ def build_report(
     cfg, plan = scores.config, scores.plan
     k = float(scale if scale is not None else cfg.scale)
     keep = set(models) if models is not None else None
-    all_names = display_names(scores.models, attributes)
+    all_names = display_names(attributes, scores.models)
     order = [i for i in _order(scores, all_names) if keep is None or scores.models[i] in keep]
     ranks = ranks_or_none(scores.overall_scores, scores.ranks)
     ids = {

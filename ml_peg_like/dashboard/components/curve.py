@@ -49,6 +49,7 @@ def layout() -> html.Div:
                 className="panel-head",
             ),
             html.Div(id=ids.CURVE_HOLDER, className="curve-holder"),
+            html.Div(id=ids.BENCH_FIG_HOLDER, className="bench-fig-holder"),
         ],
         id=ids.PLOT_WRAP,
         className="plot-panel",

@@ -52,6 +52,7 @@ from ..state import (
 )
 from ..tables import canonical_view, column_defs, row_data, threshold_problems, view_node
 from . import curve, grid, navigation, policy, settings, toolbar
+from . import explore as explore_view
 from .inputs import attr_selection, boxes_of, text
 from .presets import apply_preset
 from .sensitivity import EDIT_INPUTS as SENS_INPUTS
@@ -102,6 +103,7 @@ OUTPUTS = dict(
     skip_style=Output(ids.MISSING_SKIP, "style"),
     show_value=Output(ids.SHOW, "value"),
     preset=Output(ids.PRESET, "value"),
+    **explore_view.OUTPUTS,
 )
 INPUTS = dict(
     box=Input(BOX, "value"),
@@ -120,6 +122,7 @@ INPUTS = dict(
     policy=Input(ids.MISSING_POLICY, "value"),
     use_skip=Input(ids.MISSING_SKIP, "n_clicks"),
     sort=Input(ids.SORT, "data"),
+    **explore_view.INPUTS,
 )
 STATES = dict(
     filename=State(ids.UPLOAD, "filename"),
@@ -202,6 +205,8 @@ def register(
         v = canonical_view(defaults, text(raw_view.get(ids.VIEW_PATH)))
         metric = text(raw_view.get(ids.VIEW_METRIC))
         v0, metric0 = v, metric
+        page = page0 = explore_view.page_of(raw_view.get(ids.VIEW_PATH))  # explore, compare
+        sel = explore_view.selection(cache, kw)
         show = kw["show"] if kw["show"] in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0]
         filters = clean_filters(
             {
@@ -326,6 +331,8 @@ def register(
             sort = sort_text(q.get(Q_SORT, ""))
             v = canonical_view(defaults, q.get(Q_VIEW, ""))
             metric = q.get(Q_METRIC, "")
+            page = explore_view.page_of(q.get(Q_VIEW))
+            sel = explore_view.from_query(cache, q, out)
             rewrite = True
             linked = decode_filters(q.get(Q_FILTER), cache.models, cache.attr_options)
             if linked != filters:
@@ -342,6 +349,7 @@ def register(
                 raise PreventUpdate
             v = canonical_view(defaults, text(want.get(ids.VIEW_PATH)))
             metric = text(want.get(ids.VIEW_METRIC))
+            page = explore_view.page_of(want.get(ids.VIEW_PATH))
         elif kind == ids.T_WHATIF and sens:  # a what-if change: an edit of that box
             if not ctx.triggered or not ctx.triggered[0].get("value"):
                 raise PreventUpdate  # the button was just drawn, not clicked
@@ -355,12 +363,19 @@ def register(
                 shown = status(f"That change cannot be applied: {msg}", "err")
             rewrite = True
         elif (
-            trig not in (ids.SHOW, ids.MODEL_FILTER, ids.RANK_SHOWN, ids.CURVE_XSCALE)
+            trig
+            not in (
+                ids.SHOW,
+                ids.MODEL_FILTER,
+                ids.RANK_SHOWN,
+                ids.CURVE_XSCALE,
+                *explore_view.CONTROLS,
+            )
             and kind != ids.T_ATTR
         ):
             raise PreventUpdate
 
-        view_changed = v != v0
+        view_changed = v != v0 or page != page0
         # the sort belongs to a view (a link sets both); a metric's sort follows the toggle
         sort = (
             ""
@@ -402,16 +417,17 @@ def register(
             out["changes"] = new_changes
             if on_changes is not None:
                 on_changes(new_changes)
-        if v != v0 or metric != metric0:
-            out["view"] = {ids.VIEW_PATH: v, ids.VIEW_METRIC: metric}
+        if view_changed or metric != metric0:
+            out["view"] = {ids.VIEW_PATH: page or v, ids.VIEW_METRIC: metric}
         query = make_query(
             new_changes,
-            v,
+            page or v,
             metric if metric != first_metric(defaults, v) else "",
             filters,
             encoded=key,
             view_extra={Q_SHOW: "" if show == grid.SHOW_OPTIONS[0] else show, Q_SORT: sort},
         )
+        query = explore_view.query_tail(query, page, sel)
         if query != (kw["qs"] or "") or trig == ids.URL:
             out["search"] = query
             out["qs"] = query
@@ -467,6 +483,17 @@ def register(
                 out["mval"] = metric
         n_changed = sum(len(f) for f in new_changes.values())
         n_before = sum(len(f) for f in changes.values())
+        explore_view.fill(
+            out,
+            cache=cache,
+            scores=scores,
+            page=page,
+            view=v,
+            is_bench=is_bench,
+            sel=sel,
+            models=shown_models,
+            view_changed=view_changed,
+        )
         if n_changed != n_before or rewrite:
             out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"
             out["reset_disabled"] = n_changed == 0

@@ -77,7 +77,9 @@ def points(f) -> dict[str, tuple]:
     out = {}
     for t in f["data"]:
         if t["mode"] == "markers" and t.get("customdata"):
-            out.update({k: (x, y) for k, x, y in zip(t["customdata"], t["x"], t["y"], strict=False)})
+            out.update(
+                {k: (x, y) for k, x, y in zip(t["customdata"], t["x"], t["y"], strict=False)}
+            )
     return out
 
 

@@ -15,6 +15,7 @@ from browser_utils import CHROMIUM, CHROMIUM_ARGS, GRID_READY, live_server, requ
 from ml_peg_like import load_dataset
 from ml_peg_like.dashboard import create_app
 from ml_peg_like.dashboard.state import encode_filters
+from ml_peg_like.numfmt import fmt_raw
 
 pytestmark = pytest.mark.browser
 
@@ -96,14 +97,14 @@ def _page(board, query="", *, width=1280, height=800, scheme="light"):
 
 def _curve(page):
     page.wait_for_function(
-        "() => { const g = document.querySelector('.js-plotly-plot');"
+        "() => { const g = document.querySelector('#curve .js-plotly-plot');"
         " return g && g.data && g.data.length > 1; }"
     )
 
 
 def _fig(page):
     return page.evaluate(
-        "() => { const g = document.querySelector('.js-plotly-plot');"
+        "() => { const g = document.querySelector('#curve .js-plotly-plot');"
         " return {data: g.data.map(t => ({text: t.text, x: t.x, symbol: t.marker && t.marker.symbol})),"
         " xtype: g._fullLayout.xaxis.type, range: g._fullLayout.xaxis.range,"
         " notes: g._fullLayout.annotations.map(a => a.text)}; }"
@@ -125,11 +126,11 @@ def test_display_names_in_the_grid_filter_and_curve_hover(board):
     assert len(six) == 1
     # hover that point: the label lists all six display names
     page.evaluate(
-        "(k) => { const g = document.querySelector('.js-plotly-plot');"
+        "(k) => { const g = document.querySelector('#curve .js-plotly-plot');"
         " Plotly.Fx.hover(g, [{curveNumber: 1, pointNumber: k}]); }",
         six[0],
     )
-    label = page.locator(".hoverlayer").text_content()
+    label = page.locator("#curve .hoverlayer").text_content()
     for name in NAMES[:6]:
         assert name in label
     assert "Model Six" not in label
@@ -173,7 +174,7 @@ def test_log_axis_its_toggle_and_pinned_outliers(board):
     pinned = [i for i, s in enumerate(pts["symbol"]) if s.startswith("triangle")]
     assert pinned
     texts = [pts["text"][i] for i in pinned]
-    assert any("9.49e+23" in t and "beyond the axis" in t for t in texts)
+    assert any(fmt_raw(OUTLIER) in t and "beyond the axis" in t for t in texts)
     lo, hi = 10 ** fig["range"][0], 10 ** fig["range"][1]
     assert hi < OUTLIER  # the outlier does not stretch the axis: it sits at the edge
     assert all(lo * (1 - 1e-9) <= x <= hi * (1 + 1e-9) for x in pts["x"])
@@ -181,14 +182,14 @@ def test_log_axis_its_toggle_and_pinned_outliers(board):
     assert sum(1 for n in fig["notes"] if n.startswith(("good", "bad"))) == 2
     page.locator(".xscale label", has_text="linear").click()
     page.wait_for_function(
-        "() => document.querySelector('.js-plotly-plot')._fullLayout.xaxis.type === 'linear'"
+        "() => document.querySelector('#curve .js-plotly-plot')._fullLayout.xaxis.type === 'linear'"
     )
     fig = _fig(page)
     assert fig["range"][1] < 1e3
-    assert any("9.49e+23" in t for t in fig["data"][1]["text"])
+    assert any(fmt_raw(OUTLIER) in t for t in fig["data"][1]["text"])
     page.locator(".xscale label", has_text="log x").click()
     page.wait_for_function(
-        "() => document.querySelector('.js-plotly-plot')._fullLayout.xaxis.type === 'log'"
+        "() => document.querySelector('#curve .js-plotly-plot')._fullLayout.xaxis.type === 'log'"
     )
     assert not problems
 

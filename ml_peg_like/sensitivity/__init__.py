@@ -20,8 +20,10 @@ from .api import (
     what_if,
     what_if_of,
 )
+from .dominance import DominanceMemo
 
 __all__ = [
+    "DominanceMemo",
     "dominance",
     "dominance_of",
     "families",

@@ -7,13 +7,12 @@ import pandas as pd
 
 from ..config import Config
 from ..errors import ConfigError, Problem
-from ..scoring import TIE_DECIMALS, Scores, score_values
-from .families import WeightFamily, param_families
+from ..scoring import Scores, score_values
+from .dominance import dominance_of
+from .families import WeightFamily, levels_of, param_families
 from .walk import global_interval, leader_intervals, nearest_first
 
 COLUMNS = ["path", "field", "current", "low", "high"]
-PAIR_BLOCK = 4_000_000  # pair x metric comparisons per block in dominance_of
-DENSE_METRICS = 8  # dominance_of: metrics compared on the full model x model grid first
 
 
 def _scores(values, models, cfg: Config, instances=None) -> Scores:
@@ -22,8 +21,10 @@ def _scores(values, models, cfg: Config, instances=None) -> Scores:
 
 def families(sc: Scores, paths=None) -> list:
     """The weight family and one family per (normaliser, editable numeric field); ``paths``:
-    only the values of these key paths (None: every value)."""
-    return [WeightFamily(sc, paths), *param_families(sc, paths)]
+    only the values of these key paths (None: every value). The levels' sums are computed once,
+    for the values asked only."""
+    levels = levels_of(sc, paths)
+    return [WeightFamily(sc, paths, levels), *param_families(sc, paths, levels)]
 
 
 def leader_intervals_of(sc: Scores, paths=None) -> dict[tuple[str, str], tuple]:
@@ -127,45 +128,3 @@ def dominance(values, models, cfg: Config, instances=None) -> dict[str, list[str
     normalisation, strictly better on one, and missing the same metrics. They stay ahead of it
     under any weights, so a dominated model can never lead."""
     return dominance_of(_scores(values, tuple(models), cfg, instances))
-
-
-def dominance_of(sc: Scores) -> dict[str, list[str]]:
-    """:func:`dominance` of already computed scores."""
-    models = sc.models
-    plan = sc.plan
-    bench_of = np.repeat(
-        np.arange(len(plan.w_bench)), np.diff(np.append(plan.metric_starts, len(plan.w_metric)))
-    )
-    cat_of = np.repeat(
-        np.arange(len(plan.w_cat)), np.diff(np.append(plan.bench_starts, len(plan.w_bench)))
-    )
-    live = (plan.w_metric > 0) & (plan.w_bench[bench_of] > 0) & (plan.w_cat[cat_of[bench_of]] > 0)
-    ms = np.round(sc.metric_scores[:, live], TIE_DECIMALS)
-    missing = np.isnan(ms)
-    filled = np.where(missing, 0.0, ms)
-    # candidate pairs (i dominated by j), filtered a block of metrics at a time: most pairs
-    # fail within the first few metrics, so the cost is about n^2, not n^2 x metrics
-    n, k = filled.shape
-    # pair[i, j]: j may dominate i (same missing metrics); the first metrics on the full grid
-    packed = np.packbits(missing, axis=1)
-    group = np.unique(packed, axis=0, return_inverse=True)[1].ravel() if n else np.zeros(0)
-    pair = (group[:, None] == group[None, :]) & ~np.eye(n, dtype=bool)
-    start = min(k, DENSE_METRICS)
-    for c in range(start):
-        f = filled[:, c]
-        pair &= f[None, :] >= f[:, None]
-    ii, jj = np.nonzero(pair)
-    while start < k and len(ii):
-        stop = min(k, start + max(1, PAIR_BLOCK // len(ii)))
-        keep = (filled[jj, start:stop] >= filled[ii, start:stop]).all(axis=1)
-        ii, jj = ii[keep], jj[keep]
-        start = stop
-    strict = np.zeros(len(ii), dtype=bool)
-    for start in range(0, k, max(1, PAIR_BLOCK // max(1, len(ii)))):
-        stop = start + max(1, PAIR_BLOCK // max(1, len(ii)))
-        strict |= (filled[jj, start:stop] > filled[ii, start:stop]).any(axis=1)
-    ii, jj = ii[strict], jj[strict]
-    out: dict[str, list[str]] = {name: [] for name in models}
-    for i, j in zip(ii.tolist(), jj.tolist(), strict=True):  # np.nonzero: j ascending per i
-        out[models[i]].append(models[j])
-    return out

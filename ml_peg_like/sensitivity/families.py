@@ -55,35 +55,69 @@ def midpoint(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 class _Level:
-    """Children values (n, K) grouped into parents by contiguous ``starts``."""
+    """Children values (n, K) grouped into parents by contiguous ``starts``.
 
-    def __init__(self, values, weights, starts, skip):
+    ``parents``: only the sums of these parents are computed (the others are left 0); None: all.
+    The dashboard asks for the values of one view only, whose metrics share one or a few
+    benchmarks: their sums are all it needs of the (models x metrics) level."""
+
+    def __init__(self, values, weights, starts, skip, parents=None):
         self.v = values
         self.w = weights
-        self.valid = ~np.isnan(values)
         self.skip = np.asarray(skip, dtype=bool)  # per parent
-        k = values.shape[1]
+        n, k = values.shape
+        starts = np.asarray(starts, dtype=np.intp)
         self.parent = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, k)))
-        wv = np.where(self.valid, values * weights, 0.0)
-        self.N = np.add.reduceat(wv, starts, axis=1)
-        self.D = np.add.reduceat(np.where(self.valid, weights, 0.0), starts, axis=1)
-        bad = (~self.valid & (weights > 0)).astype(float)
-        self.B = np.add.reduceat(bad, starts, axis=1)
+        if parents is None:
+            cols, sub_starts, fill = slice(None), starts, slice(None)
+        else:
+            fill = np.unique(np.asarray(parents, dtype=np.intp))
+            ends = np.append(starts, k)
+            fill = fill[ends[fill + 1] > starts[fill]]  # parents with children
+            lens = ends[fill + 1] - starts[fill]
+            cols = np.concatenate([np.arange(starts[p], ends[p + 1]) for p in fill] or [[]])
+            cols = cols.astype(np.intp)
+            sub_starts = (np.cumsum(lens) - lens).astype(np.intp)
+        self.N = np.zeros((n, len(starts)))
+        self.D = np.zeros((n, len(starts)))
+        self.B = np.zeros((n, len(starts)))
+        if len(sub_starts):
+            v, w = values[:, cols], weights[cols]
+            valid = ~np.isnan(v)
+            self.N[:, fill] = np.add.reduceat(np.where(valid, v * w, 0.0), sub_starts, axis=1)
+            self.D[:, fill] = np.add.reduceat(np.where(valid, w, 0.0), sub_starts, axis=1)
+            bad = (~valid & (w > 0)).astype(float)
+            self.B[:, fill] = np.add.reduceat(bad, sub_starts, axis=1)
+
+    def valid_at(self, cols):
+        """Which children ``cols`` have a value (models x cols)."""
+        return ~np.isnan(self.v[:, cols])
 
     def exclude(self, cols):
         """Sums over the siblings of children ``cols`` (the child itself left out)."""
         p = self.parent[cols]
-        v, w, ok = self.v[:, cols], self.w[cols], self.valid[:, cols]
+        v, w, ok = self.v[:, cols], self.w[cols], self.valid_at(cols)
         n = self.N[:, p] - np.where(ok, v * w, 0.0)
         d = self.D[:, p] - np.where(ok, w, 0.0)
         b = self.B[:, p] - (~ok & (w > 0))
         return n, np.maximum(d, 0.0), b, self.skip[p]
 
 
-def _levels(sc: Scores):
+def levels_of(sc: Scores, paths=None):
+    """The metric, benchmark and category levels of ``sc``, shared by every family of one
+    question. ``paths``: only the metric sums the values of these key paths need (the
+    benchmarks of their metrics); None: every value."""
     plan = sc.plan
+    parents = None
+    if paths is not None:
+        want = set(paths)
+        cols = [j for j, p in enumerate(sc.config.metric_paths()) if p in want]
+        k = sc.metric_scores.shape[1]
+        parents = np.repeat(
+            np.arange(len(plan.metric_starts)), np.diff(np.append(plan.metric_starts, k))
+        )[np.asarray(cols, dtype=np.intp)]
     return (
-        _Level(sc.metric_scores, plan.w_metric, plan.metric_starts, plan.bench_skip),
+        _Level(sc.metric_scores, plan.w_metric, plan.metric_starts, plan.bench_skip, parents),
         _Level(sc.bench_scores, plan.w_bench, plan.bench_starts, plan.cat_skip),
         _Level(sc.cat_scores, plan.w_cat, np.zeros(1, dtype=np.intp), [plan.overall_skip]),
     )
@@ -113,10 +147,11 @@ class WeightFamily:
 
     kind = "weight"
 
-    def __init__(self, sc: Scores, paths=None):
-        """``paths``: only the weights of these key paths (None: every weight)."""
+    def __init__(self, sc: Scores, paths=None, levels=None):
+        """``paths``: only the weights of these key paths (None: every weight); ``levels``:
+        ``levels_of(sc, paths)`` when the caller has it."""
         cfg = sc.config
-        lm, lb, lc = _levels(sc)
+        lm, lb, lc = levels if levels is not None else levels_of(sc, paths)
         cats = [(c.name, c.weight) for c in cfg.categories]
         benches = [(f"{c.name}/{b.name}", b.weight) for c in cfg.categories for b in c.benchmarks]
         metrics = list(
@@ -157,7 +192,7 @@ class WeightFamily:
     def _direct(level: _Level, cols):
         """The parent of each child as a function of the child's weight t."""
         n, d, b, skip = level.exclude(cols)
-        ok = level.valid[:, cols]
+        ok = level.valid_at(cols)
         v = np.where(ok, level.v[:, cols], 0.0)
         q = v
         s = ok.astype(float)
@@ -227,10 +262,11 @@ def _vetoed(sc: Scores) -> np.ndarray:
     return sc.vetoed if sc.vetoed is not None else np.zeros(len(sc.models), dtype=bool)
 
 
-def _affine_parts(sc: Scores, cols=None):
-    """overall = alpha + beta * metric score, per model and metric (beta 0 where it is missing).
-    ``cols``: only these metric columns are filled in (the others 0); None: all."""
-    lm, lb, lc = _levels(sc)
+def _affine_parts(sc: Scores, cols=None, levels=None):
+    """overall = alpha + beta * metric score, per model and metric (beta 0 where it is missing):
+    ``(alpha, beta, pos)``, column ``pos[j]`` of alpha and beta for metric column ``j``.
+    ``cols``: only these metric columns (None: all); ``levels``: ``levels_of`` (shared)."""
+    lm, lb, lc = levels if levels is not None else levels_of(sc)
     n, k = sc.metric_scores.shape
     sel = np.arange(k) if cols is None else np.asarray(cols, dtype=np.intp)
     pm = lm.parent[sel]  # benchmark of each column
@@ -243,20 +279,18 @@ def _affine_parts(sc: Scores, cols=None):
     beta = fm * fb * fc
     ms = sc.metric_scores[:, sel]
     # a metric counts only through a present benchmark in a present category
-    live = ~np.isnan(ms) & lb.valid[:, pm] & lc.valid[:, pb]
+    live = ~np.isnan(ms) & lb.valid_at(pm) & lc.valid_at(pb)
     beta = np.where(live & ~_vetoed(sc)[:, None], beta, 0.0)  # vetoed: overall 0 throughout
     alpha = sc.overall_scores[:, None] - beta * np.nan_to_num(ms)
-    if cols is None:
-        return alpha, beta
-    full_a, full_b = np.zeros((n, k)), np.zeros((n, k))
-    full_a[:, sel], full_b[:, sel] = alpha, beta
-    return full_a, full_b
+    pos = np.full(k, -1, dtype=np.intp)
+    pos[sel] = np.arange(len(sel))
+    return alpha, beta, pos
 
 
 class ParamFamily:
     """One field (good, bad or a parameter) of the metrics of one normaliser where it is a number."""
 
-    def __init__(self, sc: Scores, name, gcols, positions, field, params, alpha, beta, cfg_paths):
+    def __init__(self, sc: Scores, name, gcols, positions, field, params, affine, cfg_paths):
         self.norm = get_normaliser(name)
         self.kind = name
         self.field = field
@@ -267,8 +301,9 @@ class ParamFamily:
         self.fields = [field] * len(self.mcols)
         self.x = sc.raw_values[:, self.mcols]
         self.n_models = self.x.shape[0]
-        self.alpha = alpha[:, self.mcols]
-        self.beta = beta[:, self.mcols]
+        alpha, beta, pos = affine
+        self.alpha = alpha[:, pos[self.mcols]]
+        self.beta = beta[:, pos[self.mcols]]
         self.lo = np.full(len(self.t0), -np.inf)
         self.hi = np.full(len(self.t0), np.inf)
         if field in ("good", "bad") and self.norm.uses_thresholds:
@@ -396,9 +431,10 @@ class ParamFamily:
         return out
 
 
-def param_families(sc: Scores, only=None) -> list[ParamFamily]:
+def param_families(sc: Scores, only=None, levels=None) -> list[ParamFamily]:
     """A family per (normaliser, editable field) over the metrics where that field is a number
-    (``only``: the metrics of these paths; None: all).
+    (``only``: the metrics of these paths; None: all; ``levels``: ``levels_of(sc, only)`` when
+    the caller has it).
 
     Per-instance metrics (``sc.instances``) are left out: their score is a mean of instance
     scores, not the normaliser of one raw value per model that the families model."""
@@ -407,25 +443,28 @@ def param_families(sc: Scores, only=None) -> list[ParamFamily]:
     paths = sc.config.metric_paths()
     want = None if only is None else set(only)
     cols = None if want is None else [j for j, p in enumerate(paths) if p in want]
+    usable = np.ones(len(paths), dtype=bool) if cols is None else np.zeros(len(paths), bool)
+    if cols is not None:
+        usable[cols] = True
+    usable[[int(j) for j in sc.instances]] = False
     fams = []
     for name, gcols, _static, _dynamic in plan.groups:
+        base = usable[np.asarray(gcols, dtype=np.intp)]
+        if not base.any():
+            continue
         norm = get_normaliser(name)
         params = sc.resolved[name]
-        dyn = {(pos, pn) for pos, pn, _spec, _m in _dynamic}
         for field in norm.editable:
             if field not in params:
                 continue
-            keep = [
-                k
-                for k in range(len(gcols))
-                if (k, field) not in dyn
-                and not np.isnan(params[field][k])
-                and int(gcols[k]) not in sc.instances
-                and (want is None or paths[gcols[k]] in want)
-            ]
-            if keep:
-                affine = affine or _affine_parts(sc, cols)
-                fams.append(
-                    ParamFamily(sc, name, gcols, np.asarray(keep), field, params, *affine, paths)
-                )
+            ok = base & ~np.isnan(np.asarray(params[field], dtype=float))
+            for pos, pn, _spec, _m in _dynamic:
+                if pn == field:
+                    ok[pos] = False
+            keep = np.nonzero(ok)[0]
+            if len(keep):
+                if affine is None:
+                    lv = levels if levels is not None else levels_of(sc, only)
+                    affine = _affine_parts(sc, cols, lv)
+                fams.append(ParamFamily(sc, name, gcols, keep, field, params, affine, paths))
     return fams

@@ -22,7 +22,7 @@ from dash.exceptions import PreventUpdate
 from ...config import Benchmark, Category, Config
 from ...errors import ConfigError
 from ...scoring import Scores
-from ...sensitivity import dominance_of, leader_intervals_of, what_if_of
+from ...sensitivity import DominanceMemo, leader_intervals_of, what_if_of
 from .. import ids
 from ..cache import ScoreCache
 from ..state import (
@@ -112,6 +112,7 @@ class Sensitivity:
         self.cache = cache
         self._memo: OrderedDict[tuple[str, str], ViewSensitivity] = OrderedDict()
         self._lock = threading.Lock()
+        self._dominance = DominanceMemo()  # an edit of one threshold: one metric compared
 
     def view_state(self, key: str, scores: Scores, view: str) -> ViewSensitivity:
         """The intervals of the boxes of ``view`` and the dominance, for the state ``key``
@@ -122,7 +123,7 @@ class Sensitivity:
                 self._memo.move_to_end((key, view))
                 return hit
         paths = view_paths(scores.config, view)
-        out = ViewSensitivity(leader_intervals_of(scores, paths), dominance_of(scores))
+        out = ViewSensitivity(leader_intervals_of(scores, paths), self._dominance(scores))
         with self._lock:
             self._memo[(key, view)] = out
             while len(self._memo) > MEMO:

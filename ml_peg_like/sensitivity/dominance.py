@@ -1,0 +1,157 @@
+"""Dominance: the models at least as good on every live metric and better on one.
+
+A model ``j`` dominates ``i`` when, on every metric with a positive effective weight (metric,
+benchmark and category weights all > 0), after normalisation and rounding as in the ranking, ``j``
+is at least as good, strictly better on one, and missing the same metrics. It then stays ahead of
+``i`` under any weights.
+
+:func:`dominance_of` computes it from scratch. :class:`DominanceMemo` gives the same answer for a
+sequence of states (the dashboard's edits): a state whose live metric scores differ from the last
+computed one in one metric only (an edit of that metric's threshold) is answered from the pairs
+that dominate on every other metric, computed once per metric; a weight edit that keeps the live
+metrics changes nothing. Exact either way: only where the pairs come from differs.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from ..scoring import TIE_DECIMALS, Scores
+
+PAIR_BLOCK = 4_000_000  # pair x metric comparisons per block
+DENSE_METRICS = 8  # metrics compared on the full model x model grid first
+MEMO_COLUMNS = 4  # DominanceMemo: "every metric but one" pair sets kept
+
+
+def live_metrics(sc: Scores) -> np.ndarray:
+    """Which metric columns have a positive effective weight."""
+    plan = sc.plan
+    bench_of = np.repeat(
+        np.arange(len(plan.w_bench)), np.diff(np.append(plan.metric_starts, len(plan.w_metric)))
+    )
+    cat_of = np.repeat(
+        np.arange(len(plan.w_cat)), np.diff(np.append(plan.bench_starts, len(plan.w_bench)))
+    )
+    return (plan.w_metric > 0) & (plan.w_bench[bench_of] > 0) & (plan.w_cat[cat_of[bench_of]] > 0)
+
+
+def _filled(ms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rounded scores with 0 for missing, missing mask)."""
+    ms = np.round(ms, TIE_DECIMALS)
+    missing = np.isnan(ms)
+    return np.where(missing, 0.0, ms), missing
+
+
+def _groups(missing: np.ndarray) -> np.ndarray:
+    """Models missing the same metrics share a group id."""
+    if not len(missing):
+        return np.zeros(0, dtype=np.intp)
+    packed = np.packbits(missing, axis=1)
+    return np.unique(packed, axis=0, return_inverse=True)[1].ravel()
+
+
+def _at_least(filled: np.ndarray, group: np.ndarray):
+    """(ii, jj): the pairs of one group (i != j) with ``j`` at least as good as ``i`` on every
+    column, ``jj`` ascending per ``ii``. The first columns are compared on the full model x model
+    grid, the rest on the surviving pairs a block at a time: most pairs fail within the first
+    few columns, so the cost is about n^2, not n^2 x columns."""
+    n, k = filled.shape
+    pair = (group[:, None] == group[None, :]) & ~np.eye(n, dtype=bool)
+    start = min(k, DENSE_METRICS)
+    for c in range(start):
+        f = filled[:, c]
+        pair &= f[None, :] >= f[:, None]
+    ii, jj = np.nonzero(pair)
+    while start < k and len(ii):
+        stop = min(k, start + max(1, PAIR_BLOCK // len(ii)))
+        keep = (filled[jj, start:stop] >= filled[ii, start:stop]).all(axis=1)
+        ii, jj = ii[keep], jj[keep]
+        start = stop
+    return ii, jj
+
+
+def _strict(filled: np.ndarray, ii: np.ndarray, jj: np.ndarray) -> np.ndarray:
+    """Per pair: ``jj`` strictly better than ``ii`` on some column."""
+    k = filled.shape[1]
+    out = np.zeros(len(ii), dtype=bool)
+    step = max(1, PAIR_BLOCK // max(1, len(ii)))
+    for start in range(0, k, step):
+        out |= (filled[jj, start : start + step] > filled[ii, start : start + step]).any(axis=1)
+    return out
+
+
+def _named(models, ii, jj) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {name: [] for name in models}
+    for i, j in zip(ii.tolist(), jj.tolist(), strict=True):  # j ascending per i
+        out[models[i]].append(models[j])
+    return out
+
+
+def dominance_of(sc: Scores) -> dict[str, list[str]]:
+    """For each model of ``sc``, the models that dominate it (see the module's docstring)."""
+    filled, missing = _filled(sc.metric_scores[:, live_metrics(sc)])
+    ii, jj = _at_least(filled, _groups(missing))
+    keep = _strict(filled, ii, jj)
+    return _named(sc.models, ii[keep], jj[keep])
+
+
+class DominanceMemo:
+    """:func:`dominance_of` for a sequence of states of one board, reusing the last one.
+
+    Holds the last state computed from scratch (its live metric scores, bit for bit) and, per
+    metric edited since, the pairs at least as good on every other live metric. Thread-safe."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._base = None  # (live mask, raw live scores, filled, missing, group, result)
+        self._except: OrderedDict[int, tuple] = OrderedDict()  # col -> (ii, jj, strict)
+
+    def __call__(self, sc: Scores) -> dict[str, list[str]]:
+        live = live_metrics(sc)
+        ms = sc.metric_scores if live.all() else sc.metric_scores[:, live]
+        with self._lock:
+            base = self._base
+        if base is None or not np.array_equal(base[0], live) or base[1].shape != ms.shape:
+            return self._fresh(sc, live, ms)
+        # bit-for-bit comparison: a NaN equals the same NaN; any other difference counts
+        changed = np.nonzero((base[1].view(np.int64) != ms.view(np.int64)).any(axis=0))[0]
+        if len(changed) == 0:
+            return base[5]
+        if len(changed) > 1:
+            return self._fresh(sc, live, ms)
+        c = int(changed[0])
+        col, col_missing = _filled(ms[:, c])
+        _b_live, _b_ms, filled, missing, group, _res = base
+        if not np.array_equal(col_missing, missing[:, c]):
+            return self._fresh(sc, live, ms)  # a model gained or lost that metric
+        with self._lock:
+            hit = self._except.get(c)
+            if hit is not None:
+                self._except.move_to_end(c)
+        if hit is None:
+            others = np.delete(filled, c, axis=1)
+            ii, jj = _at_least(others, group)
+            hit = (ii, jj, _strict(others, ii, jj))
+            with self._lock:
+                if self._base is base:
+                    self._except[c] = hit
+                    while len(self._except) > MEMO_COLUMNS:
+                        self._except.popitem(last=False)
+        ii, jj, strict = hit
+        keep = col[jj] >= col[ii]
+        keep &= strict | (col[jj] > col[ii])
+        return _named(sc.models, ii[keep], jj[keep])
+
+    def _fresh(self, sc: Scores, live: np.ndarray, ms: np.ndarray) -> dict[str, list[str]]:
+        filled, missing = _filled(ms)
+        group = _groups(missing)
+        ii, jj = _at_least(filled, group)
+        keep = _strict(filled, ii, jj)
+        result = _named(sc.models, ii[keep], jj[keep])
+        with self._lock:
+            self._base = (live, ms.copy(), filled, missing, group, result)
+            self._except.clear()
+        return result

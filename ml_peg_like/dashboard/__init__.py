@@ -15,7 +15,7 @@ from ..config import Config
 from ..raw import RawData
 from . import ids
 from .cache import ScoreCache
-from .components import curve, edit, grid, navigation, page, settings, toolbar
+from .components import curve, edit, grid, navigation, page, rowsync, settings, toolbar
 from .robustness_view import attach_robustness, tau_line_text
 from .server import MAX_REQUEST_BYTES, add_health, harden
 from .tables import REASON_TIPS, column_defs, row_data
@@ -47,11 +47,14 @@ def create_app(
     title: str | None = None,
     robustness: bool = True,
     cache_dir: str | Path | None = None,
+    deltas: bool = True,
 ) -> dash.Dash:
     """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine.
 
     ``robustness``: add the Robustness view (its background jobs use a diskcache in
     ``cache_dir``, default ``$ML_PEG_LIKE_CACHE_DIR`` or a per-user temporary directory).
+    ``deltas``: an edit sends the grid only the cells that changed (False: the whole table,
+    as before issue 15; the benchmark compares the two).
     """
     cache = ScoreCache(config, raw)
     scores = cache.default_scores
@@ -73,7 +76,8 @@ def create_app(
         toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets),
         sidebar=navigation.sidebar(config),
         crumbs=navigation.crumbs_layout(config),
-        grid=grid.layout(cols, row_data(scores, "", default_ranks=scores.ranks), len(raw.models)),
+        grid=grid.layout(cols, row_data(scores, "", default_ranks=scores.ranks), len(raw.models))
+        + rowsync.stores(rowsync.default_key()),
         settings=settings.layout(config),
         curve=curve.layout(),
     )
@@ -97,7 +101,8 @@ def create_app(
 
     app.engine = cache  # the robustness view's tests still read this name (goes with its move)
     # -------------------------------------------------------------------------------------------
-    edit.register(app, cache, on_changes=on_changes)
+    edit.register(app, cache, on_changes=on_changes, deltas=deltas)
+    rowsync.register(app)
     harden(app.server)
     add_health(app.server, len(raw.models), len(config.metric_paths()))
     app.score_cache = cache  # for tests and benchmarks

@@ -50,6 +50,7 @@ from ..state import (
 from ..tables import canonical_view, column_defs, row_data, threshold_problems, view_node
 from . import curve, grid, navigation, settings, toolbar
 from .inputs import attr_selection, boxes_of, text
+from .rowsync import RowSync
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
@@ -66,6 +67,8 @@ OUTPUTS = dict(
     search=Output(ids.URL, "search"),
     qs=Output(ids.QS, "data"),
     rows=Output(ids.GRID, "rowData"),
+    rowdelta=Output(ids.ROWDELTA, "data"),
+    rowkey=Output(ids.ROWKEY, "data"),
     cols=Output(ids.GRID, "columnDefs"),
     colsig=Output(ids.COLSIG, "data"),
     settings=Output(ids.SETTINGS, "children"),
@@ -105,6 +108,7 @@ STATES = dict(
     view=State(ids.VIEW, "data"),
     qs=State(ids.QS, "data"),
     colsig=State(ids.COLSIG, "data"),
+    rowkey=State(ids.ROWKEY, "data"),
     shown_status=State(ids.STATUS, "children"),
     graph=State(ids.curve_graph(ALL), "id"),
 )
@@ -134,11 +138,21 @@ def _threshold_status(problems: dict[tuple[str, str], str], what: str) -> html.D
     return status(f"{what}: {path}.{field}: {why}; that metric has no score{more}.", "err")
 
 
-def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> None:
+def register(
+    app, cache: ScoreCache, *, on_changes: OnChanges | None = None, deltas: bool = True
+) -> None:
     """The edit callback. ``on_changes(changes)``: called after every accepted change of the
-    settings, inside the same request (e.g. to update another part with ``set_props``)."""
+    settings, inside the same request (e.g. to update another part with ``set_props``).
+    ``deltas``: send the grid only the cells that changed (False: the whole table each time)."""
     defaults = cache.defaults
     paths = cache.paths
+    rowsync = RowSync(
+        cache,
+        lambda sc, view, models: row_data(
+            sc, view, default_ranks=cache.default_scores.ranks, models=models
+        ),
+        deltas=deltas,
+    )
 
     @app.callback(output=OUTPUTS, inputs=INPUTS, state=STATES, prevent_initial_call=True)
     def update(**kw: Any) -> dict[str, Any]:
@@ -332,10 +346,13 @@ def register(app, cache: ScoreCache, *, on_changes: OnChanges | None = None) -> 
         if query != (kw["qs"] or "") or trig == ids.URL:
             out["search"] = query
             out["qs"] = query
-        out["rows"] = row_data(
-            scores,
-            v,
-            default_ranks=cache.default_scores.ranks,
+        rowsync.output(
+            out,
+            kw["rowkey"],
+            changes_key=key,
+            scores=scores,
+            view=v,
+            filters=filters,
             models=filtered_models(filters, cache.models, cache.attr_values),
         )
         changed_set = {p for p, f in new_changes.items() if f}

@@ -1,0 +1,39 @@
+/* Merges a row delta (ml_peg_like/dashboard/rowdelta.py) into the grid as an AG Grid row
+   transaction: only the changed rows are updated; sorting and filtering follow. Positions index
+   the rows of the last full rowData, which is the grid's insertion order (forEachNode). */
+window.dash_clientside = window.dash_clientside || {};
+window.dash_clientside.mplRows = {
+    apply: function (delta) {
+        const nu = window.dash_clientside.no_update;
+        if (!delta || !delta.c) { return nu; }
+        const api = window.dash_ag_grid.getApi(window.mplNames.grid);
+        const nodes = [];
+        api.forEachNode((n) => { nodes.push(n); });
+        if (nodes.length !== delta.n) {
+            console.error('row delta: the grid holds ' + nodes.length + ' rows, not ' + delta.n);
+        }
+        const rows = new Map();
+        const row = (k) => {
+            let r = rows.get(k);
+            if (r === undefined && nodes[k]) {
+                r = Object.assign({}, nodes[k].data);
+                rows.set(k, r);
+            }
+            return r;
+        };
+        for (const [f, spec] of Object.entries(delta.c)) {
+            const pos = spec.i, vals = spec.v;
+            for (let k = 0; k < vals.length; k++) {
+                const r = row(pos ? pos[k] : k);
+                if (r) { r[f] = vals[k]; }
+            }
+        }
+        for (const [f, pos] of Object.entries(delta.x || {})) {
+            for (const k of pos) {
+                const r = row(k);
+                if (r) { delete r[f]; }
+            }
+        }
+        return {update: Array.from(rows.values())};
+    },
+};

@@ -58,7 +58,7 @@ def diff_rows(old: Rows, new: Rows, id_field: str) -> dict | None:
         if a == b:
             continue
         for f, v in b.items():
-            if f not in a or a[f] != v or type(a[f]) is not type(v):
+            if f not in a or a[f] != v:  # 1 == 1.0: the same number in the browser
                 pos, vals = changed.setdefault(f, ([], []))
                 pos.append(k)
                 vals.append(v)

@@ -21,6 +21,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="worker processes (gunicorn when > 1)",
     )
     p.add_argument("--debug", action="store_true", help="Dash debug mode (never in production)")
+    p.add_argument(
+        "--full-table",
+        action="store_true",
+        help="send the whole table on every edit, not only the changed cells (benchmarks)",
+    )
     p.set_defaults(func=run)
     return p
 
@@ -30,5 +35,14 @@ def run(args) -> int:
     from ..dashboard import serve  # the engine imports no Dash: only `serve` needs it
 
     return (
-        serve(cfg, raw, host=args.host, port=args.port, debug=args.debug, workers=args.workers) or 0
+        serve(
+            cfg,
+            raw,
+            host=args.host,
+            port=args.port,
+            debug=args.debug,
+            workers=args.workers,
+            deltas=not args.full_table,
+        )
+        or 0
     )

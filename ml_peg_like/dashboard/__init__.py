@@ -117,10 +117,11 @@ def serve(
     debug: bool = False,
     workers: int = 1,
     title: str | None = None,
+    deltas: bool = True,
 ) -> int:
     """Serve the dashboard: ``workers`` > 1 runs gunicorn (a production WSGI server, debug always
     off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``."""
-    app = create_app(config, raw, title=title)
+    app = create_app(config, raw, title=title, deltas=deltas)
     if workers and workers > 1:
         try:
             from gunicorn.app.base import BaseApplication

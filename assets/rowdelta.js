@@ -1,6 +1,9 @@
-/* Merges a row delta (ml_peg_like/dashboard/rowdelta.py) into the grid as an AG Grid row
-   transaction: only the changed rows are updated; sorting and filtering follow. Positions index
-   the rows of the last full rowData, which is the grid's insertion order (forEachNode). */
+/* Merges a row delta (ml_peg_like/dashboard/rowdelta.py) into the grid as ONE synchronous AG
+   Grid row transaction through the grid's API: only the changed rows are updated; sorting and
+   filtering follow. Positions index the rows of the last full rowData, which is the grid's
+   insertion order (forEachNode). Not through the grid's rowTransaction prop: dash-ag-grid
+   applies that with applyTransactionAsync (a 50 ms batching wait) after re-rendering the
+   component, which made every edit slower than resending the whole table (issue 15). */
 window.dash_clientside = window.dash_clientside || {};
 window.dash_clientside.mplRows = {
     apply: function (delta) {
@@ -12,12 +15,12 @@ window.dash_clientside.mplRows = {
         if (nodes.length !== delta.n) {
             console.error('row delta: the grid holds ' + nodes.length + ' rows, not ' + delta.n);
         }
-        const rows = new Map();
+        const rows = new Array(nodes.length);
         const row = (k) => {
-            let r = rows.get(k);
+            let r = rows[k];
             if (r === undefined && nodes[k]) {
                 r = Object.assign({}, nodes[k].data);
-                rows.set(k, r);
+                rows[k] = r;
             }
             return r;
         };
@@ -34,6 +37,8 @@ window.dash_clientside.mplRows = {
                 if (r) { delete r[f]; }
             }
         }
-        return {update: Array.from(rows.values())};
+        const update = rows.filter((r) => r !== undefined);
+        if (update.length) { api.applyTransaction({update: update}); }
+        return nu;
     },
 };

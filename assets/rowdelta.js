@@ -25,9 +25,14 @@ window.dash_clientside.mplRows = {
             return r;
         };
         for (const [f, spec] of Object.entries(delta.c)) {
-            const pos = spec.i, vals = spec.v;
+            // "i": positions, or the name of an earlier field with the same positions;
+            // absent: the whole column, "u" listing the rows without the field
+            const pos = typeof spec.i === 'string' ? delta.c[spec.i].i : spec.i;
+            const vals = spec.v, absent = new Set(spec.u || []);
             for (let k = 0; k < vals.length; k++) {
-                const r = row(pos ? pos[k] : k);
+                const at = pos ? pos[k] : k;
+                if (absent.has(at)) { continue; }
+                const r = row(at);
                 if (r) { r[f] = vals[k]; }
             }
         }

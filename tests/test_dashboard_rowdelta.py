@@ -21,10 +21,37 @@ def test_delta_holds_only_the_changed_cells():
     d = diff_rows(OLD, NEW, "model")
     assert d == {
         "n": 3,
-        "c": {"rank": {"i": [0, 1], "v": [2, 1]}, "o": {"i": [0, 1], "v": [0.6, 0.7]}},
+        # 2 of 3 rows changed: whole columns are shorter than positions + values
+        "c": {"rank": {"v": [2, 1, 3]}, "o": {"v": [0.6, 0.7, None]}},
         "x": {"_w": [0]},
     }
     assert apply_delta(OLD, d) == NEW
+
+
+def test_few_changed_rows_send_positions_once_per_set():
+    old = [{"model": str(k), "rank": k, "o": 0.1 * k} for k in range(5)]
+    new = [dict(r) for r in old]
+    new[1].update(rank=3, o=0.9)
+    new[3].update(rank=1, o=0.2)
+    new[4]["s"] = 0.5  # a field only one row has, at another position
+    d = diff_rows(old, new, "model")
+    assert d == {
+        "n": 5,
+        "c": {
+            "rank": {"i": [1, 3], "v": [3, 1]},
+            "o": {"i": "rank", "v": [0.9, 0.2]},  # the same rows as rank: named, not repeated
+            "s": {"i": [4], "v": [0.5]},
+        },
+    }
+    assert apply_delta(old, d) == new
+
+
+def test_whole_column_skips_rows_without_the_field():
+    old = [{"model": str(k)} for k in range(3)]
+    new = [{"model": "0", "s": 1}, {"model": "1", "s": 2}, {"model": "2"}]
+    d = diff_rows(old, new, "model")
+    assert d == {"n": 3, "c": {"s": {"v": [1, 2, None], "u": [2]}}}
+    assert apply_delta(old, d) == new
 
 
 def test_a_column_changed_in_every_row_omits_positions():

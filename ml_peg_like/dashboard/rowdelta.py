@@ -8,8 +8,10 @@ two: any field a row carries (today's or one added later) is compared, so new co
 
 A delta is ``{"n": rows, "c": {field: {"i": [row positions], "v": [values]}}, "x": {field:
 [row positions]}}``: positions index the rows of the last full ``rowData`` (the grid's insertion
-order; sorting and filtering do not change it); ``"i"`` is omitted when every row changed; ``x``
-lists fields a row no longer has. ``assets/rowdelta.js`` merges it into the grid's rows.
+order; sorting and filtering do not change it); ``"i"`` is omitted when most rows changed (then
+``"v"`` holds the whole column and ``"u"`` the rows without the field), and is the NAME of an
+earlier field when the positions are the same as that field's (columns of one edit change on the
+same rows); ``x`` lists fields a row no longer has. ``assets/rowdelta.js`` merges it into the grid's rows.
 """
 
 from __future__ import annotations
@@ -64,9 +66,17 @@ def diff_rows(old: Rows, new: Rows, id_field: str) -> dict | None:
                 vals.append(v)
         for f in a.keys() - b.keys():
             dropped.setdefault(f, []).append(k)
-    cols = {}
+    cols: dict = {}
+    seen: dict[tuple, str] = {}  # a position list already sent -> the field that carries it
     for f, (pos, vals) in changed.items():
-        cols[f] = {"v": vals} if len(pos) == len(new) else {"i": pos, "v": vals}
+        if 2 * len(pos) > len(new):  # most rows changed: the whole column is shorter
+            cols[f] = {"v": [b.get(f) for b in new]}
+            if any(f not in b for b in new):
+                cols[f]["u"] = [k for k, b in enumerate(new) if f not in b]
+            continue
+        tpos = tuple(pos)
+        cols[f] = {"i": seen.get(tpos, pos), "v": vals}
+        seen.setdefault(tpos, f)
     out: dict = {"n": len(new), "c": cols}
     if dropped:
         out["x"] = dropped
@@ -76,10 +86,15 @@ def diff_rows(old: Rows, new: Rows, id_field: str) -> dict | None:
 def apply_delta(rows: Rows, delta: dict) -> Rows:
     """``rows`` with ``delta`` applied (the Python twin of ``assets/rowdelta.js``; tests)."""
     out = [dict(r) for r in rows]
-    for f, spec in delta.get("c", {}).items():
+    cols = delta.get("c", {})
+    for f, spec in cols.items():
         pos = spec.get("i", range(len(out)))
+        if isinstance(pos, str):
+            pos = cols[pos]["i"]
+        absent = set(spec.get("u", ()))
         for k, v in zip(pos, spec["v"], strict=True):
-            out[k][f] = v
+            if k not in absent:
+                out[k][f] = v
     for f, pos in delta.get("x", {}).items():
         for k in pos:
             out[k].pop(f, None)

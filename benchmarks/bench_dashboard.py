@@ -1,24 +1,22 @@
 #!/usr/bin/env python
-"""Dashboard latency in headless Chromium: committed threshold edit -> last updated cell of the
-overall score column, median of N edits, for three data sets:
+"""Dashboard scale benchmark (issue 15): ``ml-peg-like serve DIR`` spawned per run, measured in
+headless Chromium, BEFORE (``--full-table``: every edit sends the whole table) and AFTER (row
+deltas: only the changed cells), on up to five data sets:
 
-  (a) demo      data/demo (20 models)
-  (b) ml-peg    30 models x the 77 benchmarks / 339 metrics / 18 categories of
-                ../shared/anchors/ml-peg/configs, seeded synthetic raw values (3 % missing,
-                policy 'skip' so that overall scores exist)
-  (c) large     1,000 models x 1,000 metrics (10 categories x 10 benchmarks x 10 metrics)
+  ml-peg      30 models x the 77 benchmarks / 339 metrics / 18 categories of
+              ../shared/anchors/ml-peg/configs, seeded synthetic raw values (3 % missing, 'skip')
+  300x339, 1000x339, 10000x339   the same metrics, more models
+  1000x1000   1,000 models x 1,000 metrics (10 categories x 10 benchmarks x 10 metrics)
 
-Also: first render (navigation start -> first overall cell in the DOM, from the browser's own
-clock) and the size of one edit's response. The app is served in-process (werkzeug, threaded) on
-a random loopback port, as in the browser tests.
+    python benchmarks/bench_dashboard.py [--edits 10] [--rounds 2] [--only ml-peg,1000x1000]
 
-    python benchmarks/bench_dashboard.py [--edits 12] [--only demo,ml-peg,large]
-
-Timing: a capture-phase keydown listener stamps the Enter that commits the box; a
-MutationObserver on the grid stamps the first DOM mutation after which every rendered cell of
-the table's Overall column shows the engine's value for the edited config (formatted by the
-Python twin of the grid's formatter). The edit is made in the benchmark view, whose table pins
-the Overall column beside the metric columns.
+Per run: first overall cells from spawn (and HTTP ready), edit -> all responses done (median of
+N threshold edits in the benchmark view of the most influential metric: a capture-phase keydown
+stamps the Enter; done = the later of the first DOM mutation after which every rendered Overall
+cell shows the engine's value and the end of the last callback response), the bytes of one
+edit's responses (median; uncompressed JSON bodies), the layout size and the server's RSS.
+``--rounds R`` runs before/after/before/after... R times each, interleaved, and reports the
+median over the rounds: the machine may be shared, and interleaving cancels load drift.
 """
 
 from __future__ import annotations
@@ -330,10 +328,21 @@ TARGETS = {  # issue 15: first cells s, edit ms, KiB per edit, RSS MiB
 }
 
 
+def _merge(runs: list[dict]) -> dict:
+    """One result from interleaved rounds: medians over the rounds; every edit time kept."""
+    out = dict(runs[0])
+    for k in ("first_cells_s", "http_ready_s", "median_ms", "edit_kib", "layout_kib", "rss_mib"):
+        out[k] = statistics.median(r[k] for r in runs)
+    out["edit_ms"] = [t for r in runs for t in r["edit_ms"]]
+    out["round_ms"] = [round(r["median_ms"]) for r in runs]
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--edits", type=int, default=10)
     p.add_argument("--only", default="ml-peg,300x339,1000x339,1000x1000,10000x339")
+    p.add_argument("--rounds", type=int, default=2, help="interleaved before/after rounds")
     p.add_argument("--data", default=None, help="where the data sets are written (default: tmp)")
     args = p.parse_args(argv)
     only = args.only.split(",")
@@ -347,12 +356,15 @@ def main(argv=None) -> int:
     with chromium() as browser:
         for name, cfg, raw in datasets(set(only)):
             d = write_dataset(name, cfg, raw, root)
-            before = measure(name, cfg, raw, args.edits, d, True, browser)
-            after = measure(name, cfg, raw, args.edits, d, False, browser)
+            runs: dict[bool, list[dict]] = {True: [], False: []}
+            for _r in range(args.rounds):  # A/B/A/B: load drift hits both alike
+                for full in (True, False):
+                    runs[full].append(measure(name, cfg, raw, args.edits, d, full, browser))
+            before, after = _merge(runs[True]), _merge(runs[False])
             for tag, r in (("before", before), ("after", after)):
                 print(
                     f"{name} {r['models']}x{r['metrics']} | {tag} | {r['first_cells_s']:.2f} "
-                    f"({r['http_ready_s']:.2f}) | {r['median_ms']:.0f} (n={len(r['edit_ms'])}) | "
+                    f"({r['http_ready_s']:.2f}) | {r['median_ms']:.0f} (rounds {r['round_ms']}) | "
                     f"{r['edit_kib']:.1f} | {r['layout_kib']:.0f} | {r['rss_mib']:.0f}",
                     flush=True,
                 )

@@ -12,6 +12,8 @@ from browser_utils import chromium, live_server, open_dashboard, require_browser
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard.components.edit import first_metric
+from ml_peg_like.dashboard.figures import curve_figure
 from ml_peg_like.dashboard.state import make_query
 from ml_peg_like.dashboard.tables import fmt_score, row_data
 from ml_peg_like.scoring import score_values
@@ -52,6 +54,31 @@ def recomputed(env, changes: dict, view: str, models=None) -> list[dict]:
     default = score_values(cache.values, cache.models, cfg)
     scores = score_values(cache.values, cache.models, cfg.apply_changes(changes))
     return row_data(scores, view, default_ranks=default.ranks, models=models)
+
+
+PLOTTED = """() => {
+  const g = document.querySelector('.js-plotly-plot');
+  if (!g || !g.data || g.data.length < 2) return null;
+  return [g.data[0].x, g.data[0].y, g.data[1].x, g.data[1].y, g.layout.shapes.map(s => s.x0)];
+}"""
+
+
+def assert_curve_is(page, env, changes: dict, view: str) -> None:
+    """The plotted curve (patched by edits) equals the figure of a full recompute."""
+    cfg, cache = env["cfg"], env["app"].score_cache
+    fig = curve_figure(
+        score_values(cache.values, cache.models, cfg.apply_changes(changes)),
+        first_metric(cfg, view),
+    )
+    d, lay = fig["data"], fig["layout"]
+    want = [d[0]["x"], d[0]["y"], d[1]["x"], d[1]["y"], [s["x0"] for s in lay["shapes"]]]
+    got = None
+    for _ in range(160):
+        got = page.evaluate(PLOTTED)
+        if got == want:
+            return
+        page.wait_for_timeout(50)
+    assert got == want
 
 
 def grid_rows(page) -> list[dict]:
@@ -110,6 +137,7 @@ def test_edits_send_deltas_and_the_grid_equals_a_full_recompute(env):
         assert {r["model"]: fmt_score(r["o"]) for r in grid_rows(page)} == {
             m: fmt_score(v) for m, v in overall.items()
         }
+        assert_curve_is(page, env, changes, IRIS)
         edit_bodies = [json.loads(b) for b in env["bodies"][n:]]
         grid_out = [b["response"] for b in edit_bodies if "rowdelta" in b.get("response", {})]
         assert grid_out, "the edit sent no row delta"

@@ -10,7 +10,7 @@ import numpy as np
 from ..config import Metric
 from ..normalisers import apply_normaliser
 from ..scoring import Scores
-from .tables import fmt_raw, fmt_score, resolved_params, unresolved_thresholds
+from .tables import fmt_raw, resolved_params, score_digits, unresolved_thresholds
 
 GOOD = "#1a7f37"
 BAD = "#cf222e"
@@ -123,11 +123,10 @@ def curve_figure(scores: Scores, path: str) -> dict:
             curve = apply_normaliser(norm, grid[:, None], arr)[:, 0]
     scale = cfg.scale
     names = [_text(m) for m, keep in zip(scores.models, ok, strict=True) if keep]
-    text = [
-        f"<b>{n}</b><br>raw: {fmt_raw(float(v))}<br>score: {fmt_score(sv, scale)}"
-        for n, v, sv in zip(names, xs, s[ok].tolist(), strict=True)
-    ]
-    ys = np.where(np.isnan(s[ok]), np.nan, s[ok] * scale)
+    # the hover text does not change with the settings (name, raw value); the score comes from
+    # the point's y, so an edit sends only the new y values (``curve_patch``)
+    text = [f"<b>{n}</b><br>raw: {fmt_raw(float(v))}" for n, v in zip(names, xs, strict=True)]
+    ys = np.round(np.where(np.isnan(s[ok]), np.nan, s[ok] * scale), 6)  # plotted, shown to 3
     data = [
         dict(
             type="scatter",
@@ -146,7 +145,7 @@ def curve_figure(scores: Scores, path: str) -> dict:
             marker=dict(size=9, color="#ffffff", line=dict(color="#1f2328", width=1.5)),
             name="models",
             text=text,
-            hovertemplate="%{text}<extra></extra>",
+            hovertemplate=f"%{{text}}<br>score: %{{y:.{score_digits(scale)}f}}<extra></extra>",
         ),
     ]
     shapes: list[dict] = []
@@ -209,3 +208,15 @@ def curve_figure(scores: Scores, path: str) -> dict:
         yaxis=dict(AXIS, title=dict(text="score"), range=[-0.06 * scale, 1.1 * scale]),
     )
     return dict(data=data, layout=layout)
+
+
+def curve_patch(figure: dict):
+    """A Dash ``Patch`` turning the curve of the same metric (same models, same raw values:
+    the same points' x and hover text) into ``figure``: the curve, the points' y and the layout."""
+    from dash import Patch
+
+    p = Patch()
+    p["data"][0] = figure["data"][0]
+    p["data"][1]["y"] = figure["data"][1]["y"]
+    p["layout"] = figure["layout"]
+    return p

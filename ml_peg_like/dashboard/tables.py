@@ -34,12 +34,17 @@ def _half_up(x: float, quantum: Decimal) -> Decimal:
     return Decimal(x).quantize(quantum, rounding=ROUND_HALF_UP)
 
 
+def score_digits(scale: float) -> int:
+    """The decimals a score is shown with: 3 (scale 100: 1)."""
+    return 1 if scale == 100 else 3
+
+
 def fmt_score(value: float | None, scale: float = 1.0) -> str:
     """A score as the grid shows it: ``(value * scale).toFixed(3)`` (scale 100: 1 decimal)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING_TEXT
     x = float(value) * float(scale)
-    digits = 1 if scale == 100 else 3
+    digits = score_digits(scale)
     sign = "-" if x < 0 else ""
     q = _half_up(abs(x), Decimal(1).scaleb(-digits))
     text = f"{q:.{digits}f}"

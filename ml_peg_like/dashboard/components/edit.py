@@ -21,7 +21,7 @@ from ...config import Config, loads_config
 from ...errors import ConfigError, Problem
 from .. import ids
 from ..cache import ScoreCache
-from ..figures import curve_figure
+from ..figures import curve_figure, curve_patch
 from ..state import (
     MAX_STATE_CHARS,
     MAX_TEXT,
@@ -364,11 +364,15 @@ def register(
         is_bench = bool(metric)
         if is_bench:
             figure = curve_figure(scores, metric)
-            if kw["graph"]:
+            if kw["graph"] and metric == metric0 and not view_changed and figure["data"]:
+                # the same metric's curve is in the fig store: only what an edit changes
+                out["figure"] = curve_patch(figure)
+            elif kw["graph"]:
                 # the graph exists: its figure follows in the browser once the table is drawn
                 out["figure"] = figure
             else:
                 out["curve"] = curve.graph(figure)  # first benchmark view: create it
+                out["figure"] = figure  # and the fig store holds it (later edits patch it)
             if metric != metric0 or view_changed:
                 out["mval"] = metric
         n_changed = sum(len(f) for f in new_changes.values())

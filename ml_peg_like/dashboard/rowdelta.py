@@ -22,9 +22,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
 #: row caches, per worker process: at most this many row sets and this many cells in all
-#: (a cell is one field of one row: ~100 bytes as Python objects, so ~200 MB at most)
+#: (a cell is one field of one row: ~100 bytes as Python objects, so ~50 MB at most)
 ROW_CACHE_ENTRIES = 8
-ROW_CACHE_CELLS = 2_000_000
+ROW_CACHE_CELLS = 500_000
 
 Rows = list[dict]
 

@@ -27,6 +27,7 @@ def test_a_thousand_edits_do_not_grow_the_heap(tmp_path):
         lambda sc, view, models: row_data(
             sc, view, default_ranks=cache.default_scores.ranks, models=models
         ),
+        deltas=True,  # deltas even for 5 rows: the row cache is exercised
     )
     shown = default_key()
     deltas = 0

@@ -83,3 +83,41 @@ def test_row_cache_is_bounded_in_entries_and_cells():
     assert len(c) == 2
     built = []
     assert c.get("k3", lambda: built.append(1) or []) == [{"a": 1}] and not built
+
+
+def test_auto_sends_a_small_table_whole_and_a_large_one_as_a_delta(tmp_path):
+    import orjson
+    from browser_utils import small_dataset
+
+    from ml_peg_like.dashboard.cache import ScoreCache
+    from ml_peg_like.dashboard.components.rowsync import RowSync
+    from ml_peg_like.dashboard.state import encode_changes
+    from ml_peg_like.dashboard.tables import row_data
+
+    cfg, raw = small_dataset(tmp_path)
+    cache = ScoreCache(cfg, raw)
+    view, path = "Classification/Iris", "Classification/Iris/Accuracy"
+    changes = {path: {"good": 0.95}}
+    key = encode_changes(changes)
+    _c, scores = cache.scores_for(changes, key=key)
+
+    shown = row_key("", view, "")  # the browser shows this view's default rows
+
+    def answer(**kw) -> dict:
+        sync = RowSync(cache, lambda sc, v, m: row_data(sc, v, models=m), **kw)
+        out: dict = {}
+        sync.output(out, shown, changes_key=key, scores=scores, view=view, filters={}, models=None)
+        return out
+
+    small = answer()  # 5 rows: a few hundred bytes, under FULL_TABLE_MAX_BYTES
+    assert isinstance(small["rows"], list) and len(small["rows"]) == len(raw.models)
+    big = answer(full_max_bytes=0)  # every table "large": a delta when it is 4x smaller
+    forced = answer(deltas=True)
+    assert "rows" not in forced and forced["rowdelta"]["n"] == len(raw.models)
+    delta = {k: v for k, v in forced["rowdelta"].items() if k != "t"}
+    whole = len(orjson.dumps(small["rows"])) < 4 * len(orjson.dumps(delta))
+    if whole:  # the delta is not 4x smaller than the table: the whole table
+        assert big["rows"] == small["rows"]
+    else:
+        assert "rows" not in big and {k: v for k, v in big["rowdelta"].items() if k != "t"} == delta
+    assert answer(deltas=False)["rows"] == small["rows"]

@@ -34,7 +34,7 @@ ALL_ROWS = """() => {
 def env(tmp_path_factory):
     require_browser()
     cfg, raw = small_dataset(tmp_path_factory.mktemp("small"))
-    app = create_app(cfg, raw, robustness=False)
+    app = create_app(cfg, raw, robustness=False, deltas=True)  # deltas even for 5 rows
     with live_server(app) as url, chromium() as browser:
         seen = open_dashboard(browser, url)
         bodies: list[str] = []

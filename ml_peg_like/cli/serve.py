@@ -26,6 +26,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action="store_true",
         help="send the whole table on every edit, not only the changed cells (benchmarks)",
     )
+    p.add_argument(
+        "--always-deltas",
+        action="store_true",
+        help="send only the changed cells even when the whole table is small (benchmarks)",
+    )
     p.set_defaults(func=run)
     return p
 
@@ -42,7 +47,7 @@ def run(args) -> int:
             port=args.port,
             debug=args.debug,
             workers=args.workers,
-            deltas=not args.full_table,
+            deltas=False if args.full_table else (True if args.always_deltas else "auto"),
         )
         or 0
     )

@@ -47,14 +47,15 @@ def create_app(
     title: str | None = None,
     robustness: bool = True,
     cache_dir: str | Path | None = None,
-    deltas: bool = True,
+    deltas: bool | str = "auto",
 ) -> dash.Dash:
     """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine.
 
     ``robustness``: add the Robustness view (its background jobs use a diskcache in
     ``cache_dir``, default ``$ML_PEG_LIKE_CACHE_DIR`` or a per-user temporary directory).
-    ``deltas``: an edit sends the grid only the cells that changed (False: the whole table,
-    as before issue 15; the benchmark compares the two).
+    ``deltas``: "auto": an edit sends the grid only the cells that changed when the whole
+    table would be large (``rowsync.FULL_TABLE_MAX_BYTES``); True: always; False: the whole
+    table, as before issue 15 (the benchmark compares them).
     """
     cache = ScoreCache(config, raw)
     scores = cache.default_scores
@@ -117,7 +118,7 @@ def serve(
     debug: bool = False,
     workers: int = 1,
     title: str | None = None,
-    deltas: bool = True,
+    deltas: bool | str = "auto",
 ) -> int:
     """Serve the dashboard: ``workers`` > 1 runs gunicorn (a production WSGI server, debug always
     off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``."""

@@ -139,11 +139,12 @@ def _threshold_status(problems: dict[tuple[str, str], str], what: str) -> html.D
 
 
 def register(
-    app, cache: ScoreCache, *, on_changes: OnChanges | None = None, deltas: bool = True
+    app, cache: ScoreCache, *, on_changes: OnChanges | None = None, deltas: bool | str = "auto"
 ) -> None:
     """The edit callback. ``on_changes(changes)``: called after every accepted change of the
     settings, inside the same request (e.g. to update another part with ``set_props``).
-    ``deltas``: send the grid only the cells that changed (False: the whole table each time)."""
+    ``deltas``: send the grid only the cells that changed ("auto": when the table is large;
+    False: the whole table each time; see ``rowsync.RowSync``)."""
     defaults = cache.defaults
     paths = cache.paths
     rowsync = RowSync(

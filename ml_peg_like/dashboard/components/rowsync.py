@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 from dash import ClientsideFunction, Input, Output, dcc, no_update
 
 from .. import ids
@@ -54,10 +55,28 @@ def register(app) -> None:
     )
 
 
-class RowSync:
-    """Builds and diffs the rows of two states for the edit callback (bounded cache)."""
+#: ``deltas="auto"``: a whole table up to this size (JSON) is sent as it is. Measured (issue 15,
+#: docs/PERFORMANCE-SCALE.md): merging a delta costs the browser one more Dash callback hop
+#: (40-60 ms on a loaded 2-core machine) than a rowData that arrives with the response, which on
+#: a local network outweighs sending up to ~100-200 KB more; above this size the delta wins
+FULL_TABLE_MAX_BYTES = 128 * 1024
 
-    def __init__(self, cache: ScoreCache, build: BuildRows, *, deltas: bool = True):
+
+class RowSync:
+    """Builds and diffs the rows of two states for the edit callback (bounded cache).
+
+    ``deltas``: True: always a delta when one applies; False: always the whole table; "auto":
+    the whole table while it is at most ``full_max_bytes`` of JSON or not 4x the delta."""
+
+    def __init__(
+        self,
+        cache: ScoreCache,
+        build: BuildRows,
+        *,
+        deltas: bool | str = "auto",
+        full_max_bytes: int = FULL_TABLE_MAX_BYTES,
+    ):
+        self.full_max_bytes = full_max_bytes
         self.cache = cache
         self.build = build
         self.deltas = deltas
@@ -111,6 +130,10 @@ class RowSync:
         delta = None
         if old is not None and old[0] == view:
             delta = diff_rows(old[1], new, ids.COL_MODEL)
+        if delta is not None and self.deltas == "auto":
+            full_size = len(orjson.dumps(new, option=orjson.OPT_SERIALIZE_NUMPY))
+            if full_size <= self.full_max_bytes or full_size < 4 * len(orjson.dumps(delta)):
+                delta = None  # the whole table is small: it is drawn sooner than a merge
         if delta is None:
             out["rows"] = new
             out["rowdelta"] = no_update

@@ -1,5 +1,5 @@
 /* Cell formatting and colouring for the score grids (dash-ag-grid functions).
- * The Python twins of fmtScore / fmtRaw / fmtCoverage live in ml_peg_like/dashboard/tables.py;
+ * The Python twins of fmtScore / fmtRaw live in ml_peg_like/numfmt.py (fmtCoverage: dashboard/tables.py);
  * keep them in step (tests compare the two). Names (the row's reason field, the reason texts)
  * come from Python: window.mplNames, written into the page by ml_peg_like/dashboard/ids.py. */
 var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
@@ -52,18 +52,47 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return { backgroundColor: dagfuncs.scoreColor(s), color: "#1f2328" };
   };
 
-  dagfuncs.fmtScore = function (v, scale) {
+  // The rule is ml_peg_like/numfmt.py's (its docstring says it in words); the digits of the
+  // scores come from the page's digits control (window.mplNames.digits, default 3).
+  function digitsOf(d) {
+    var n = parseInt(d === undefined || d === null ? N().digits : d, 10);
+    if (!isFinite(n)) n = 3;
+    return Math.min(8, Math.max(1, n));
+  }
+
+  // "m.mmme+X" -> [mantissa text, exponent] of a >= 0 rounded to p significant digits
+  function sciParts(a, p) {
+    var t = a.toExponential(p - 1).split("e");
+    return [t[0], parseInt(t[1], 10)];
+  }
+
+  function trimZeros(t) {
+    return t.indexOf(".") >= 0 ? t.replace(/0+$/, "").replace(/\.$/, "") : t;
+  }
+
+  dagfuncs.fmtScore = function (v, scale, digits) {
     if (!isNum(v)) return MISSING;
-    return (v * scale).toFixed(scale === 100 ? 1 : 3);
+    var p = digitsOf(digits);
+    var x = v * scale;
+    var sign = x < 0 ? "-" : "";
+    var a = Math.abs(x);
+    if (a === 0) return p > 1 ? "0." + "0".repeat(p - 1) : "0";
+    var e = sciParts(a, p)[1];
+    if (e >= p) return sign + String(Math.round(a));
+    return sign + a.toPrecision(p);
   };
 
   dagfuncs.fmtRaw = function (v) {
     if (!isNum(v)) return MISSING;
     if (v === 0) return "0";
+    var p = 4;
+    var sign = v < 0 ? "-" : "";
     var a = Math.abs(v);
-    if (a >= 1e6 || a < 1e-3) return v.toExponential(2);
-    if (a >= 1e4) return String(Math.round(v));
-    return String(parseFloat(v.toPrecision(4)));
+    var parts = sciParts(a, p);
+    var e = parts[1];
+    if (e < -3 || e >= 5) return sign + trimZeros(parts[0]) + "e" + e;
+    if (e >= p - 1) return sign + String(Math.round(a));
+    return sign + trimZeros(a.toFixed(p - 1 - e));
   };
 
   dagfuncs.fmtCoverage = function (v) {
@@ -72,6 +101,7 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
   };
 
   dagfuncs.fmtDelta = function (v) {
+    if (typeof v === "string") return v; // "new" / "no score" (scoring.rank_change)
     if (!isNum(v) || v === 0) return "";
     return v > 0 ? "\u25B2" + v : "\u25BC" + -v;
   };
@@ -80,6 +110,27 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     var v = params.value;
     if (v !== null && v !== undefined) return null;
     return reason(params.data, key, "No data");
+  };
+
+  // the overall cell: a vetoed model's reason (the text comes from the server), else missingTip
+  dagfuncs.overallTip = function (params, key) {
+    var veto = (params.data || {})[N().rowVeto];
+    return veto || dagfuncs.missingTip(params, key);
+  };
+
+  // a model's display name (the key when it has none) and its tooltip (name, key, card hint)
+  dagfuncs.modelName = function (params) {
+    var d = params.data || {};
+    return d[N().colName] || d[N().colModel];
+  };
+
+  dagfuncs.modelTip = function (params) {
+    var d = params.data || {};
+    var key = d[N().colModel];
+    var name = d[N().colName];
+    var dom = d[N().rowDominated];
+    var tip = (name ? name + " (" + key + ")" : key) + " \u2014 click for the model card";
+    return dom ? tip + " \u2014 dominated by " + dom + ": it can never lead" : tip;
   };
 
   dagfuncs.rawTip = function (params, key, scale) {

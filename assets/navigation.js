@@ -106,7 +106,7 @@
       return (ctx.outputs_list || []).map(function (o) {
         var p = o.id[N().keyPath];
         var klass;
-        if (!p) klass = "nav-item top";
+        if (!p || !Object.prototype.hasOwnProperty.call(cats, p)) klass = "nav-item top";
         else if (cats[p] === p) klass = "nav-item cat" + (p === vc ? " open" : "");
         else klass = "nav-item bench" + (cats[p] === vc ? " shown" : "");
         return klass + (p === v ? " active" : "");

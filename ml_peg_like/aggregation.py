@@ -11,7 +11,8 @@ child of each group, non-decreasing; a group may be empty, also in last position
 or one vector per sample ``(samples, children)``. The rules, for each group:
 
 * a child with weight 0 never matters, even when missing;
-* a group with no positive weight (all weights 0, or no children at all) is missing;
+* a group with no positive weight (all weights 0, or no children at all) is missing (the scoring
+  first gives an excluded group, one of weight 0 itself, equal weights: :func:`shown_weights`);
 * ``invalidate``: sum(w s) / sum(w), missing when a child with w > 0 is missing;
 * ``skip``: sum over the present children of w s / sum of their w, missing when none is present;
 * coverage = the fraction of the group's weight actually used: sum(w * child coverage) / sum(w),
@@ -141,6 +142,27 @@ def weighted_mean(
     return out, cov
 
 
+def shown_weights(weights: np.ndarray, starts: np.ndarray, group_weights: np.ndarray) -> np.ndarray:
+    """The children's weights with which a group is scored for its own sake.
+
+    A group whose own weight is 0 (its parent ignores it) and whose children all have weight 0
+    would have no score at all; it is scored with equal weights instead, so that an excluded
+    part still shows what it scores (greyed in the dashboard). Every other group keeps its
+    weights: its parent's score is unchanged.
+    """
+    w = np.asarray(weights, dtype=float)
+    n = w.shape[-1]
+    starts = np.asarray(starts, dtype=np.intp)
+    empty = (group_sum(w, starts, n) == 0) & (np.asarray(group_weights, dtype=float) == 0)
+    if not empty.any():
+        return w
+    counts = np.diff(np.r_[starts, n])
+    owner = np.repeat(np.arange(starts.size), counts)
+    out = w.copy()
+    out[empty[owner]] = 1.0
+    return out
+
+
 def group_state(scores: np.ndarray, weights: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Per (model, group): FULL (every positive-weight child present), PARTIAL or NONE_PRESENT.
 
@@ -158,6 +180,18 @@ def group_state(scores: np.ndarray, weights: np.ndarray, starts: np.ndarray) -> 
     state[n_present == n_pos] = FULL
     state[n_present == 0] = NONE_PRESENT
     return state
+
+
+def metric_reasons(raw: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Why each metric score (models x metrics) is missing: uint8 codes, PRESENT where it is not.
+
+    NO_DATA: the model has no raw value; NO_THRESHOLD: it has one, but the metric cannot be
+    normalised (a threshold names a model that has no value).
+    """
+    miss = np.isnan(np.asarray(scores, dtype=float))
+    codes = np.where(miss, NO_THRESHOLD, PRESENT).astype(np.uint8)
+    codes[miss & np.isnan(np.asarray(raw, dtype=float))] = NO_DATA
+    return codes
 
 
 def reasons(
@@ -189,4 +223,3 @@ def reasons(
     zero = w_total == 0
     codes[:, zero] = np.where(miss[:, zero], EXCLUDED, PRESENT)
     return codes
-

@@ -2,6 +2,12 @@
 
 A raw-data column is identified by (benchmark, metric); benchmark names are unique in a config.
 Every problem in a file is reported at once, with its line number.
+
+Per-instance metrics (a long CSV with an ``instance`` column, written by ``compute`` for
+``per_instance: true``): :attr:`RawData.instances` holds a (models x instances) block per such
+metric, and :attr:`RawData.values` holds the mean of each model's present instance values (the
+"raw value" shown in tables). Scoring normalises every instance on its own
+(:mod:`ml_peg_like.scoring.instances`).
 """
 
 from __future__ import annotations
@@ -31,15 +37,38 @@ MAX_NAME = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
+@dataclass(frozen=True)
+class InstanceBlock:
+    """The raw values of one per-instance metric: ``values[i, k]`` is model ``i`` on instance
+    ``names[k]`` (NaN = missing)."""
+
+    names: tuple[str, ...]
+    values: np.ndarray
+
+
 @dataclass
 class RawData:
-    """Raw values: ``values[i, j]`` is model ``models[i]`` on ``metric_ids[j]``; NaN = missing."""
+    """Raw values: ``values[i, j]`` is model ``models[i]`` on ``metric_ids[j]``; NaN = missing.
+
+    ``instances[(benchmark, metric)]``: the per-instance values of a per-instance metric (its
+    column of ``values`` is the mean of each model's present instance values)."""
 
     models: tuple[str, ...]
     metric_ids: tuple[tuple[str, str], ...]
     values: np.ndarray
     attributes: pd.DataFrame | None = None  # index: model; columns: attributes
     warnings: list[str] = field(default_factory=list)
+    instances: dict[tuple[str, str], InstanceBlock] = field(default_factory=dict)
+
+    def aligned_instances(self, cfg: Config) -> dict[int, InstanceBlock]:
+        """The per-instance blocks keyed by column index in ``cfg.metric_ids()`` order."""
+        if not self.instances:
+            return {}
+        return {
+            j: self.instances[mid]
+            for j, mid in enumerate(cfg.metric_ids())
+            if mid in self.instances
+        }
 
     def aligned(self, cfg: Config) -> np.ndarray:
         """The values with columns in ``cfg.metric_ids()`` order (absent metrics are NaN)."""
@@ -76,8 +105,14 @@ class RawData:
 
     def subset(self, models) -> RawData:
         idx = [self.models.index(m) for m in models]
+        blocks = {k: InstanceBlock(b.names, b.values[idx]) for k, b in self.instances.items()}
         return RawData(
-            tuple(models), self.metric_ids, self.values[idx], self.attributes, list(self.warnings)
+            tuple(models),
+            self.metric_ids,
+            self.values[idx],
+            self.attributes,
+            list(self.warnings),
+            blocks,
         )
 
 
@@ -250,8 +285,20 @@ def _from_long(df, cols, cfg, ignore_unknown, source) -> RawData:
     ok &= j_idx >= 0
     values = _parse_values(df[cols["value"]], lines, source, problems, warnings)
     codes, models = pd.factorize(model.where(ok, None), use_na_sentinel=True)
-    # duplicates of (model, benchmark, metric)
-    pair = pd.Series(codes.astype(np.int64) * (len(ids) + 1) + j_idx)
+    inst = df[cols["instance"]].astype(str).str.strip() if "instance" in cols else None
+    if inst is not None:
+        has_inst = (inst != "").to_numpy()
+        inst_codes, _ = pd.factorize(inst)
+        _check_instance_rows(has_inst, ok, j_idx, keys, lines, source, problems)
+    else:
+        has_inst = np.zeros(len(df), dtype=bool)
+        inst_codes = np.zeros(len(df), dtype=np.int64)
+    # duplicates of (model, benchmark, metric[, instance])
+    n_inst = int(inst_codes.max()) + 2 if len(inst_codes) else 1
+    pair = pd.Series(
+        (codes.astype(np.int64) * (len(ids) + 1) + j_idx) * n_inst
+        + np.where(has_inst, inst_codes + 1, 0)
+    )
     dup = (pair.duplicated(keep=False) & pd.Series(ok)).to_numpy()
     if dup.any():
         first: dict[int, int] = {}
@@ -263,8 +310,9 @@ def _from_long(df, cols, cfg, ignore_unknown, source) -> RawData:
                     problems.append(
                         Problem(
                             f"{source}:{lines[k]}",
-                            f"duplicate row for model {model.iloc[k]!r}, {keys[k][0]}/{keys[k][1]} "
-                            f"(first at line {first[key]})",
+                            f"duplicate row for model {model.iloc[k]!r}, {keys[k][0]}/{keys[k][1]}"
+                            + (f", instance {inst.iloc[k]!r}" if has_inst[k] else "")
+                            + f" (first at line {first[key]})",
                         )
                     )
                 reported += 1
@@ -274,8 +322,46 @@ def _from_long(df, cols, cfg, ignore_unknown, source) -> RawData:
         raise DataError(problems)
     mat = np.full((len(models), len(ids)), np.nan)
     sel = ok & (codes >= 0)
-    mat[codes[sel], j_idx[sel]] = values[sel]
-    return RawData(tuple(str(m) for m in models), tuple(ids), mat, None, warnings)
+    plain = sel & ~has_inst
+    mat[codes[plain], j_idx[plain]] = values[plain]
+    blocks = _instance_blocks(mat, sel & has_inst, codes, j_idx, inst, values, ids)
+    return RawData(tuple(str(m) for m in models), tuple(ids), mat, None, warnings, blocks)
+
+
+def _check_instance_rows(has_inst, ok, j_idx, keys, lines, source, problems) -> None:
+    """A metric has rows with an instance (per-instance) or without, never both."""
+    sel = ok & (j_idx >= 0)
+    with_inst = set(np.unique(j_idx[sel & has_inst]).tolist())
+    for k in np.flatnonzero(sel & ~has_inst):
+        if int(j_idx[k]) in with_inst:
+            b, m = keys[k]
+            problems.append(
+                Problem(
+                    f"{source}:{lines[k]}",
+                    f"{b}/{m} has rows with an instance: this row needs one too",
+                )
+            )
+            with_inst.discard(int(j_idx[k]))  # one message per metric
+
+
+def _instance_blocks(mat, sel, codes, j_idx, inst, values, ids) -> dict:
+    """One (models x instances) block per per-instance column; ``mat`` gets the mean of each
+    model's present instance values (NaN when it has none)."""
+    blocks: dict[tuple[str, str], InstanceBlock] = {}
+    if not sel.any():
+        return blocks
+    rows = np.flatnonzero(sel)
+    for j in np.unique(j_idx[rows]):
+        r = rows[j_idx[rows] == j]
+        k, names = pd.factorize(inst.iloc[r])
+        block = np.full((mat.shape[0], len(names)), np.nan)
+        block[codes[r], k] = values[r]
+        present = ~np.isnan(block)
+        n = present.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mat[:, j] = np.where(n > 0, np.where(present, block, 0.0).sum(axis=1) / n, np.nan)
+        blocks[ids[j]] = InstanceBlock(tuple(str(x) for x in names), block)
+    return blocks
 
 
 def _from_wide(df, model_col, cfg, ignore_unknown, source) -> RawData:

@@ -85,6 +85,16 @@ def test_group_state_and_reason_codes_by_hand():
     assert set(agg.REASON_TEXT) == {agg.NO_DATA, agg.NO_THRESHOLD, agg.EXCLUDED, agg.INVALIDATED}
 
 
+def test_metric_reasons_by_hand():
+    # model 0: a value and a score; a value but no score (its threshold names a model with no
+    # value); model 1: no value at all, a value and a score
+    raw = np.array([[3.0, 7.0], [nan, 2.0]])
+    scores = np.array([[0.5, nan], [nan, 1.0]])
+    codes = agg.metric_reasons(raw, scores)
+    assert codes.dtype == np.uint8
+    assert codes.tolist() == [[agg.PRESENT, agg.NO_THRESHOLD], [agg.NO_DATA, agg.PRESENT]]
+
+
 def test_coverage_under_mixed_policies_is_the_weight_actually_used():
     """Issue 13 item 5: global skip; category A (invalidate) misses one of its two metrics,
     category B is complete: the overall score is B's alone, and the coverage is 0.5."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import ml_peg_like as mpl
@@ -157,7 +158,30 @@ def test_apply_changes_reports_each_bad_field_and_keeps_the_config():
     assert "A/B/m.good: good and bad must differ" in text
     assert "A/B.weight: weight must be >= 0" in text
     assert "Nope: no such category" in text
-    assert "A.good: only 'weight' can be changed here" in text
+    assert "A.good: only 'weight' or 'missing' can be changed here" in text  # issue 12
     assert cfg.node("A/B/m").good == 0.0
     ok = cfg.apply_changes({"A/B/m": {"good": "0.25", "weight": 2}})
     assert ok.node("A/B/m").good == 0.25 and ok.node("A/B/m").weight == 2.0
+
+
+def test_apply_changes_sets_the_policy_at_the_root_and_per_category():
+    # issue 12: {"": {"missing": ...}} is the config's policy; a category takes its override
+    cfg = mpl.loads_config(
+        "categories: {A: {benchmarks: {B: {metrics: {m: {good: 0, bad: 1}, n: {good: 0, bad: 1}}}}}}"
+    )
+    values = np.array([[0.25, np.nan]])  # m, n of model x
+
+    def score(c):
+        return mpl.score_values(values, ["x"], c)
+
+    assert np.isnan(score(cfg).overall_scores[0])  # invalidate: n is missing
+    skip = cfg.apply_changes({"": {"missing": "skip"}})
+    assert skip.missing == "skip" and cfg.diff(skip) == {"": {"missing": "skip"}}
+    assert score(skip).overall_scores[0] == pytest.approx(0.75)  # 1 - 0.25, m only
+    cat = cfg.apply_changes({"A": {"missing": "skip"}})
+    assert cat.categories[0].missing == "skip" and cfg.diff(cat) == {"A": {"missing": "skip"}}
+    assert score(cat).cat_scores[0, 0] == pytest.approx(0.75)
+    with pytest.raises(ConfigError, match="missing: expected 'invalidate' or 'skip'"):
+        cfg.apply_changes({"": {"missing": "sometimes"}})
+    with pytest.raises(ConfigError, match="only 'missing' can be changed here"):
+        cfg.apply_changes({"": {"title": "x"}})

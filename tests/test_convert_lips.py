@@ -222,3 +222,26 @@ def test_no_coefficients_warns_equal_weights(tmp_path):
     assert any("no Coefficients" in w for w in conv.warnings)
     cfg, _ = conv.build()
     assert {c.weight for c in cfg.categories} == {1.0}
+
+
+def test_training_time_limit_vetoes_through_the_cli(tmp_path, capsys):
+    # seeds 000/001: a training time over the limit is "equivalent to a null global score"
+    res_csv = tmp_path / "wide.csv"
+    res_csv.write_text(
+        "model,mae_flow,ΔE_check,training_time\nm,0.05,5,90000\nn,0.05,5,100\n", encoding="utf-8"
+    )
+    out = tmp_path / "ds"
+    argv = ["lips", str(INI), "--results", str(res_csv), "--out", str(out)]
+    assert convert_main([*argv, "--training-time-limit", "86400"]) == 0
+    cfg, raw = mpl.load_dataset(out)
+    assert [(v.metric, v.above) for v in cfg.vetoes] == [
+        ("Training/Training/training_time", 86400.0)
+    ]
+    assert mpl.load_config(out / "config.yml") == cfg  # the veto is in config.yml
+    s = mpl.score(raw, cfg)
+    # both: mae_flow green (1), ΔE_check red (0) -> (2 + 0) / 4 = 0.5; m trained 90000 s > 86400
+    assert s.overall["score"].to_dict() == {"m": 0.0, "n": 0.5}
+    assert s.categories.loc["m", "LIPS"] == 0.5  # lower levels unchanged
+    capsys.readouterr()
+    assert convert_main([*argv, "--training-time-limit", "-1"]) == 2
+    assert "--training-time-limit: expected seconds > 0" in capsys.readouterr().err

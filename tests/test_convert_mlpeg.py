@@ -70,7 +70,7 @@ def test_every_stored_score_reproduced_from_tables(mlpeg_anchor, tmp_path, capsy
 
 
 @pytest.mark.anchors
-def test_with_app_config_and_analysis_thresholds(mlpeg_anchor, tmp_path):
+def test_with_app_config_and_analysis_thresholds(mlpeg_anchor, tmp_path, capsys):
     out = tmp_path / "ds"
     rc = convert_main(
         [
@@ -97,14 +97,12 @@ def test_with_app_config_and_analysis_thresholds(mlpeg_anchor, tmp_path):
     assert split.meta == {"level_of_theory": "Experimental"}
     assert cfg.node("IONPI19/MAE").unit == "kcal/mol"
     assert "Mean Absolute Error" in cfg.node("IONPI19/MAE").description
-    # presets: only the categories present, titles kept weight 1
-    assert set(cfg.presets) == {
-        "Materials",
-        "Molecules",
-        "Reactivity",
-        "Non-covalent",
-        "Transition metals & f-block",
-    }
+    # presets: only the categories present, titles kept weight 1; issue 12 item 5: the two
+    # presets that keep none of the converted categories are left out, with a warning
+    assert set(cfg.presets) == {"Materials", "Molecules", "Non-covalent"}
+    err = capsys.readouterr().err
+    for name in ("Reactivity", "Transition metals & f-block"):
+        assert f"preset {name!r} keeps none of the categories converted: left out" in err
     assert cfg.presets["Materials"] == {
         "Non-covalent interactions": {"weight": 0.0},
         "Physicality": {"weight": 1.0},

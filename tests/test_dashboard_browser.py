@@ -5,6 +5,7 @@ in-process on a random loopback port. Every expected number comes from the engin
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import logging
@@ -16,8 +17,9 @@ import yaml
 from browser_utils import chromium, live_server, open_dashboard, require_browser, small_dataset
 
 from ml_peg_like import loads_config, score
-from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard import create_app, ids
 from ml_peg_like.dashboard.tables import fmt_raw, fmt_score
+from ml_peg_like.io.report import safe_file_stem
 
 pytestmark = pytest.mark.browser
 
@@ -160,15 +162,39 @@ def test_formatters_match_their_python_twins(env):
         -3.14159,
         2.5e-7,
         0.3333333333,
+        5e-4,
+        0.03333,
+        9.5e23,
+        10.133000000000001,
+        99999.4,
+        0.125,
+        0.995,
+        1e-9,
     ]
     js = page.evaluate(
         """(vs) => vs.map(v => [window.dashAgGridFunctions.fmtRaw(v),
                                 window.dashAgGridFunctions.fmtScore(v, 1),
-                                window.dashAgGridFunctions.fmtScore(v, 100)])""",
+                                window.dashAgGridFunctions.fmtScore(v, 100)].concat(
+                                [1, 2, 4, 5, 8].map(d =>
+                                  window.dashAgGridFunctions.fmtScore(v, 1, d))))""",
         values,
     )
-    py = [[fmt_raw(v), fmt_score(v, 1), fmt_score(v, 100)] for v in values]
+    py = [
+        [fmt_raw(v), fmt_score(v, 1), fmt_score(v, 100)]
+        + [fmt_score(v, 1, d) for d in (1, 2, 4, 5, 8)]
+        for v in values
+    ]
     assert js == py
+
+
+def test_the_digits_control_reformats_the_grid(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    s = score(raw, cfg)
+    want = s.overall["score"]
+    for digits in (5, 3):
+        page.click(f"#{ids.DIGITS}")
+        page.locator(".dash-dropdown-option", has_text=str(digits)).first.click()
+        wait_column(page, "o", {m: fmt_score(v, cfg.scale, digits) for m, v in want.items()})
 
 
 def test_overview_shows_the_engine_scores_and_escapes_names(env):
@@ -223,18 +249,21 @@ def test_plot_follows_an_edit(env):
     goto_view(page, "Classification/Iris")
     page.wait_for_function(
         "() => { const g = document.querySelector('#curve .js-plotly-plot');"
-        " return g && g.layout && g.layout.shapes && g.layout.shapes.length === 2; }"
+        " return g && g.layout && g.layout.shapes"
+        " && g.layout.shapes.filter(s => s.type === 'line').length === 2; }"
     )
 
     def shapes():
         return page.evaluate(
-            "() => document.querySelector('#curve .js-plotly-plot').layout.shapes.map(s => s.x0)"
+            "() => document.querySelector('#curve .js-plotly-plot').layout.shapes"
+            ".filter(s => s.type === 'line').map(s => s.x0)"
         )
 
-    assert shapes() == [0.95, 0.5]
+    assert shapes() == [0.5, 0.95]  # in x order (issue 12: their labels stack in that order)
     commit(page, IRIS_ACC, "bad", "0.6")
     page.wait_for_function(
-        "() => document.querySelector('#curve .js-plotly-plot').layout.shapes[1].x0 === 0.6"
+        "() => document.querySelector('#curve .js-plotly-plot').layout.shapes"
+        ".filter(s => s.type === 'line')[0].x0 === 0.6"
     )
     new = score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95, "bad": 0.6}}))
     pts = page.evaluate(
@@ -264,6 +293,10 @@ def test_weight_edit_rescores(env):
     base = score(raw, cfg)
     deltas = column(page, "d")
     for m in new.models:
+        # issue 12: a model with no overall score shows a word, never an arrow
+        if new.overall["score"].isna()[m]:
+            assert deltas[m] == "no score"
+            continue
         d = int(base.overall["rank"][m] - new.overall["rank"][m])
         assert deltas[m] == ("" if d == 0 else (f"▲{d}" if d > 0 else f"▼{-d}"))
 
@@ -384,15 +417,22 @@ def test_downloads_hold_the_current_scores(env):
         page.click("#dl-xlsx-btn")
     import openpyxl
 
-    assert dl.value.suggested_filename == "scores.xlsx"
+    stem = safe_file_stem(cfg.title, datetime.date.today())
+    assert dl.value.suggested_filename == f"{stem}.xlsx"
     wb = openpyxl.load_workbook(io.BytesIO(open(dl.value.path(), "rb").read()))
-    assert len(wb.sheetnames) == 4
-    ws = wb[[n for n in wb.sheetnames if "overall" in n][0]]
+    assert wb.sheetnames == ["Overall", "Categories", "Benchmarks", "Metrics", "Settings"]
+    ws = wb["Overall"]
     header = [c.value for c in ws[1]]
     rows = {
-        r[0]: dict(zip(header, r, strict=True)) for r in ws.iter_rows(min_row=2, values_only=True)
+        r[2]: dict(zip(header, r, strict=True)) for r in ws.iter_rows(min_row=2, values_only=True)
     }
-    assert rows["Ridge"]["score"] == pytest.approx(s.overall["score"]["Ridge"])
+    assert rows["Ridge"]["Overall"] == pytest.approx(s.overall["score"]["Ridge"])
+    settings = {r[0]: r[1] for r in wb["Settings"].iter_rows(min_row=2, values_only=True)}
+    assert settings[f"Changed: {IRIS_ACC}"] == "good = 0.95, bad = 0.6"
+    with page.expect_download() as dl:
+        page.click("#dl-latex-btn")
+    assert dl.value.suggested_filename == f"{stem}.tex"
+    assert "\\toprule" in open(dl.value.path(), encoding="utf-8").read()
     with page.expect_download() as dl:
         page.click("#dl-yaml-btn")
     text = open(dl.value.path(), encoding="utf-8").read()

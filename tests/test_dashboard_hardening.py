@@ -28,7 +28,7 @@ from ml_peg_like.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 IRIS_ACC = "Classification/Iris/Accuracy"
-JS = [ROOT / "assets" / "navigation.js", ROOT / "assets" / "dashAgGridFunctions.js"]
+JS = [ROOT / "assets" / name for name in ("navigation.js", "dashAgGridFunctions.js", "upload.js")]
 
 
 @pytest.fixture(scope="module")

@@ -24,8 +24,8 @@ def test_a_thousand_edits_do_not_grow_the_heap(tmp_path):
     cache = ScoreCache(cfg, raw, cache_size=16)
     sync = RowSync(
         cache,
-        lambda sc, view, models: row_data(
-            sc, view, default_ranks=cache.default_scores.ranks, models=models
+        lambda _key, sc, view, models, _rank_shown: row_data(
+            sc, view, default_overall=cache.default_scores.overall_scores, models=models
         ),
         deltas=True,  # deltas even for 5 rows: the row cache is exercised
     )

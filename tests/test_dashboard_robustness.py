@@ -24,8 +24,11 @@ from plotly.utils import PlotlyJSONEncoder
 
 import ml_peg_like as mpl
 from ml_peg_like import load_dataset
-from ml_peg_like.dashboard import create_app
-from ml_peg_like.dashboard import robustness_view as rv
+from ml_peg_like.dashboard import create_app, ids
+from ml_peg_like.dashboard.components import robustness_callbacks as rcb
+from ml_peg_like.dashboard.components import robustness_figures as rfig
+from ml_peg_like.dashboard.components import robustness_layout as rlay
+from ml_peg_like.dashboard.components import robustness_tables as rtab
 from ml_peg_like.dashboard.state import make_query
 from ml_peg_like.robustness import kendall_tau, rank_robustness, spearman_rho
 
@@ -93,15 +96,15 @@ def _texts(node) -> list[str]:
 
 
 def test_fmt_pct():
-    assert rv.fmt_pct(1.0) == "100%"
-    assert rv.fmt_pct(0.0) == "0%"
-    assert rv.fmt_pct(0.569) == "56.9%"
-    assert rv.fmt_pct(0.0002) == "<0.1%"
-    assert rv.fmt_pct(0.9998) == ">99.9%"
-    assert rv.fmt_pct(0.37 + 0.63 - 1e-15) == "100%"  # a sum of shares that is 1
-    assert rv.fmt_pct(float("nan")) == rv.fmt_pct(None) == "–"
-    assert rv.tau_text(1.0, 1.0) == "Kendall τ vs defaults: 1.000 · Spearman ρ 1.000"
-    assert rv.tau_text(float("nan")) == "Kendall τ vs defaults: n/a"
+    assert rfig.fmt_pct(1.0) == "100%"
+    assert rfig.fmt_pct(0.0) == "0%"
+    assert rfig.fmt_pct(0.569) == "56.9%"
+    assert rfig.fmt_pct(0.0002) == "<0.1%"
+    assert rfig.fmt_pct(0.9998) == ">99.9%"
+    assert rfig.fmt_pct(0.37 + 0.63 - 1e-15) == "100%"  # a sum of shares that is 1
+    assert rfig.fmt_pct(float("nan")) == rfig.fmt_pct(None) == "–"
+    assert rfig.tau_text(1.0, 1.0) == "Kendall τ vs defaults: 1.000 · Spearman ρ 1.000"
+    assert rfig.tau_text(float("nan")) == "Kendall τ vs defaults: n/a"
 
 
 def test_a_model_better_on_every_metric_shows_p_rank1_100_percent(hand_result):
@@ -109,7 +112,7 @@ def test_a_model_better_on_every_metric_shows_p_rank1_100_percent(hand_result):
     assert res.summary["model"].iloc[0] == BEST
     assert res.summary["p_rank1"].iloc[0] == 1.0
 
-    fig = rv.rank_figure(res.summary, 2)
+    fig = rfig.rank_figure(res.summary, 2)
     bars = {t["name"]: t for t in fig["data"] if t["type"] == "bar"}
     assert bars["P(rank 1)"]["text"][0] == "100%"
     assert bars["P(rank 1)"]["x"][0] == 100.0
@@ -124,18 +127,18 @@ def test_a_model_better_on_every_metric_shows_p_rank1_100_percent(hand_result):
     assert interval["customdata"][0][0] == tick
     assert "<b>best" not in json.dumps(fig)
 
-    heat = rv.acceptability_figure(res.acceptability, res.summary)
+    heat = rfig.acceptability_figure(res.acceptability, res.summary)
     z = heat["data"][0]["z"]
     assert z[0][0] == 100.0 and sum(z[0]) == 100.0
     assert heat["data"][0]["text"][0][0] == "100"
     assert "<b>best" not in json.dumps(heat)
     assert heat["layout"]["shapes"][0]["x0"] == 0.5  # current rank 1 outlined
 
-    rows = rv.summary_rows(res.summary)
+    rows = rtab.summary_rows(res.summary)
     assert rows[0][:2] == ["1", BEST]
     assert rows[0][3] == "1–1"
     assert rows[0][5] == rows[0][6] == "100%"
-    view = rv.results_view(res)
+    view = rtab.results_view(res)
     texts = _texts(view)
     assert "100%" in texts and BEST in texts  # as text (Dash renders strings as text)
     json.dumps(view, cls=PlotlyJSONEncoder)  # the callback's output serialises
@@ -144,14 +147,14 @@ def test_a_model_better_on_every_metric_shows_p_rank1_100_percent(hand_result):
 def test_leave_one_out_rows_by_hand():
     cfg, raw = hand_made()
     res = rank_robustness(raw, cfg, samples=50, seed=0)
-    rows = rv.loo_rows(res.leave_one_out)
+    rows = rtab.loo_rows(res.leave_one_out)
     removed = [r[0] for r in rows]
     assert removed == ["Accuracy", "Speed", "Accuracy/B1", "Accuracy/B2", "Speed/S1"]
     by = dict(zip(removed, rows, strict=True))
     assert by["Accuracy"][2] == BEST and by["Accuracy"][3] == "no"
     assert by["Speed/S1"][1].startswith("benchmark (and its category Speed")
     assert by["Accuracy/B1"][4] == f"{res.leave_one_out['kendall_tau'].iloc[2]:.3f}"
-    table = rv.loo_table(res.leave_one_out)
+    table = rtab.loo_table(res.leave_one_out)
     assert "yes" not in _texts(table)  # the best model stays best whatever is removed
 
 
@@ -164,35 +167,35 @@ def test_figures_show_the_best_models_when_there_are_many():
     )
     raw = raw_matrix(cfg, [f"m{i}" for i in range(n)], vals)
     res = rank_robustness(raw, cfg, samples=100, seed=0)
-    fig = rv.rank_figure(res.summary, 5)
-    assert len(fig["layout"]["yaxis"]["ticktext"]) == rv.MAX_PLOT_MODELS
+    fig = rfig.rank_figure(res.summary, 5)
+    assert len(fig["layout"]["yaxis"]["ticktext"]) == rfig.MAX_PLOT_MODELS
     assert "best 40 of 70 models" in fig["layout"]["annotations"][0]["text"]
-    heat = rv.acceptability_figure(res.acceptability, res.summary)
-    assert len(heat["data"][0]["z"]) == rv.MAX_PLOT_MODELS
-    assert len(heat["data"][0]["z"][0]) == rv.MAX_HEAT_RANKS
+    heat = rfig.acceptability_figure(res.acceptability, res.summary)
+    assert len(heat["data"][0]["z"]) == rfig.MAX_PLOT_MODELS
+    assert len(heat["data"][0]["z"][0]) == rfig.MAX_HEAT_RANKS
     assert "text" not in heat["data"][0]  # too many cells to write numbers in
-    assert len(rv.summary_rows(res.summary)) == n  # the table lists every model
+    assert len(rtab.summary_rows(res.summary)) == n  # the table lists every model
 
 
 def test_parse_controls_refuses_what_the_engine_would_refuse():
-    kw, problems = rv.parse_controls(1000, 50, 10, 5, 0)
+    kw, problems = rcb.parse_controls(1000, 50, 10, 5, 0)
     assert problems == []
     assert kw == dict(samples=1000, top_k=5, seed=0, concentration=50.0, threshold_jitter=0.1)
-    _kw, problems = rv.parse_controls(0, -1, 150, 1.5, -3)
+    _kw, problems = rcb.parse_controls(0, -1, 150, 1.5, -3)
     assert len(problems) == 5
-    _kw, problems = rv.parse_controls(None, "x", None, True, {"a": 1})
+    _kw, problems = rcb.parse_controls(None, "x", None, True, {"a": 1})
     assert len(problems) == 5
-    _kw, problems = rv.parse_controls(rv.MAX_SAMPLES + 1, 1e300, 0, 1, 2**40)
+    _kw, problems = rcb.parse_controls(rcb.MAX_SAMPLES + 1, 1e300, 0, 1, 2**40)
     assert {p.split(":")[0] for p in problems} == {"Samples", "Concentration", "Seed"}
 
 
 def test_run_analysis_and_tau_on_the_engine():
     cfg, raw = hand_made()
     app = create_app(cfg, raw, robustness=False)
-    eng = app.engine
+    eng = app.score_cache
     calls = []
     ctl = dict(samples=200, concentration=5, jitter=20, top_k=99, seed=3)
-    res, msg = rv.run_analysis(eng, {}, ctl, progress=lambda d, t: calls.append((d, t)))
+    res, msg = rcb.run_analysis(eng, {}, ctl, progress=lambda d, t: calls.append((d, t)))
     assert msg is None and calls[-1] == (200, 200)
     want = rank_robustness(
         raw, cfg, samples=200, seed=3, top_k=4, concentration=5.0, threshold_jitter=0.2
@@ -201,7 +204,7 @@ def test_run_analysis_and_tau_on_the_engine():
     assert res.settings["top_k"] == 4  # capped at the number of models
     # the settings of the changes store are used
     changes = {"Speed": {"weight": 5}}
-    res2, _ = rv.run_analysis(eng, changes, ctl)
+    res2, _ = rcb.run_analysis(eng, changes, ctl)
     want2 = rank_robustness(
         raw,
         cfg.apply_changes(changes),
@@ -212,76 +215,70 @@ def test_run_analysis_and_tau_on_the_engine():
         threshold_jitter=0.2,
     )
     assert res2.summary.equals(want2.summary)
-    assert rv.run_analysis(eng, {"Nope": {"weight": 1}}, ctl)[0] is None
-    assert "Samples" in rv.run_analysis(eng, {}, dict(ctl, samples=0))[1]
+    assert rcb.run_analysis(eng, {"Nope": {"weight": 1}}, ctl)[0] is None
+    assert "Samples" in rcb.run_analysis(eng, {}, dict(ctl, samples=0))[1]
     # tau: 1 at defaults, the engine's value after a change
-    assert rv.tau_for(eng, {}) == (1.0, 1.0)
+    assert rcb.tau_for(eng, {}) == (1.0, 1.0)
     swap = {"Accuracy": {"weight": 0.01}, "Speed": {"weight": 10}}
     s0 = mpl.score(raw, cfg).overall["rank"]
     s1 = mpl.score(raw, cfg.apply_changes(swap)).overall["rank"]
-    assert rv.tau_for(eng, swap) == (kendall_tau(s1, s0), spearman_rho(s1, s0))
+    assert rcb.tau_for(eng, swap) == (kendall_tau(s1, s0), spearman_rho(s1, s0))
 
 
-def test_attach_places_the_tau_line_and_the_panel_in_the_main_area(tmp_path):
+def _main_children(layout) -> list:
+    """The children of the page's main area (the one ``html.Main``)."""
+    todo = [layout]
+    while todo:
+        node = todo.pop()
+        if type(node).__name__ == "Main":
+            return list(node.children)
+        ch = getattr(node, "children", None)
+        todo += ch if isinstance(ch, list) else [ch] if ch is not None else []
+    raise AssertionError("no main area")
+
+
+def test_create_app_places_the_tau_line_and_the_panel_in_the_main_area(tmp_path):
     cfg, raw = hand_made()
-    app = create_app(cfg, raw, robustness=False)
-    rv.attach_robustness(app, app.engine, cache_dir=tmp_path / "cache")
-    rv.attach_robustness(app, app.engine, cache_dir=tmp_path / "cache")  # once only
-    siblings, i = rv._find_parent(app.layout, "grid-wrap")
-    ids = [getattr(c, "id", None) for c in siblings]
-    assert siblings[i + 1].className == "rob-tau"
-    assert ids[-1] == "robustness" and ids.count("robustness") == 1
-    assert rv._find_parent(app.layout, "rob-run") is not None
+    app = create_app(cfg, raw, cache_dir=tmp_path / "cache")
+    main = _main_children(app.layout)
+    names = [getattr(c, "id", None) for c in main]
+    i = names.index(ids.GRID_WRAP)
+    assert main[i + 1].className == "rob-tau"  # right below the grid
+    assert names[-1] == ids.ROB_SECTION and names.count(ids.ROB_SECTION) == 1
+    assert ids.ROB_RUN in json.dumps(app.layout, cls=PlotlyJSONEncoder)
     bg = [c for c in app.callback_map.values() if c.get("background")]
     assert len(bg) == 1
-    assert "rob-tau.children" in app.callback_map
-    quiet = create_app(cfg, raw, robustness=False)
-    rv.attach_robustness(quiet, quiet.engine, cache_dir=tmp_path / "cache", tau_callback=False)
-    assert "rob-tau.children" not in quiet.callback_map
-    assert rv.tau_line_text(quiet.engine, {}) == rv.tau_text(1.0, 1.0)
-    assert rv.tau_line_text(quiet.engine, {"Nope": {"weight": 1}}) is None
+    # the tau line has no callback of its own: the edit callback fills it in its response
+    assert not any(ids.ROB_TAU in k for k in app.callback_map)
     assert app.robustness_manager.handle.directory == str(tmp_path / "cache")
-    # a layout without the grid: appended after it
-    other = create_app(cfg, raw, robustness=False)
-    other.layout = mpl_layout = other.layout.children[0]  # a Location only
-    rv.attach_robustness(other, other.engine, cache_dir=tmp_path / "cache")
-    assert other.layout.children[0] is mpl_layout
-    assert other.layout.children[1].className == "rob-outside"
+    assert app.server.secret_key == app.robustness_manager.secret  # signs the job handles
+    assert rcb.tau_line_text(app.score_cache, {}) == rfig.tau_text(1.0, 1.0)
+    assert rcb.tau_line_text(app.score_cache, {"Nope": {"weight": 1}}) is None
+    # without the view: no piece of it, no manager, no background callback
+    quiet = create_app(cfg, raw, robustness=False)
+    assert ids.ROB_SECTION not in [getattr(c, "id", None) for c in _main_children(quiet.layout)]
+    assert "rob-" not in json.dumps(quiet.layout, cls=PlotlyJSONEncoder)
+    assert quiet.robustness_manager is None
+    assert not [c for c in quiet.callback_map.values() if c.get("background")]
 
 
-def test_light_callbacks_answer_the_engine_and_ignore_forged_states(tmp_path):
+def test_the_jobs_checks_answer_forged_states_with_a_message(tmp_path):
     cfg, raw = hand_made()
-    app = create_app(cfg, raw, robustness=False)
-    rv.attach_robustness(app, app.engine, cache_dir=tmp_path / "cache")
-    client = app.server.test_client()
-
-    def tau(changes):
-        return client.post(
-            "/_dash-update-component",
-            json={
-                "output": "rob-tau.children",
-                "outputs": {"id": "rob-tau", "property": "children"},
-                "inputs": [{"id": "changes", "property": "data", "value": changes}],
-                "changedPropIds": ["changes.data"],
-            },
-        )
-
+    app = create_app(cfg, raw, cache_dir=tmp_path / "cache")
     swap = {"Accuracy": {"weight": 0.01}, "Speed": {"weight": 10}}
-    r = tau(swap)
-    assert r.status_code == 200
-    assert r.get_json()["response"]["rob-tau"]["children"] == rv.tau_text(
-        *rv.tau_for(app.engine, swap)
+    assert rcb.tau_line_text(app.score_cache, swap) == rfig.tau_text(
+        *rcb.tau_for(app.score_cache, swap)
     )
     for junk in ([1, 2], "abc", {"Nope": {"weight": 1}}, {"Speed": {"weight": "x" * 1000}}):
-        assert tau(junk).status_code in (204, 400), junk
+        assert rcb.tau_line_text(app.score_cache, junk) is None, junk
     # the job's own checks: junk changes or controls give a message, never an exception
     for junk in ([1, 2], "abc", None, {"Speed": {"weight": -1}}):
-        res, msg = rv.run_analysis(
-            app.engine, junk, dict(samples=10, concentration=1, jitter=0, top_k=1, seed=0)
+        res, msg = rcb.run_analysis(
+            app.score_cache, junk, dict(samples=10, concentration=1, jitter=0, top_k=1, seed=0)
         )
         assert (res is None and "not valid" in msg) or (junk is None and res is not None)
-    res, msg = rv.run_analysis(
-        app.engine, {}, dict(samples="1e9", concentration="inf", jitter="nan")
+    res, msg = rcb.run_analysis(
+        app.score_cache, {}, dict(samples="1e9", concentration="inf", jitter="nan")
     )
     assert res is None and "Samples" in msg and "Threshold jitter" in msg
 
@@ -289,12 +286,12 @@ def test_light_callbacks_answer_the_engine_and_ignore_forged_states(tmp_path):
 def test_engine_token_names_the_data():
     cfg, raw = hand_made()
     a, b = (
-        create_app(cfg, raw, robustness=False).engine,
-        create_app(cfg, raw, robustness=False).engine,
+        create_app(cfg, raw, robustness=False).score_cache,
+        create_app(cfg, raw, robustness=False).score_cache,
     )
-    assert rv.engine_token(a) == rv.engine_token(b)
+    assert rcb.engine_token(a) == rcb.engine_token(b)
     raw2 = raw_matrix(cfg, list(ROWS), np.asarray(list(ROWS.values())) * 1.01)
-    assert rv.engine_token(create_app(cfg, raw2).engine) != rv.engine_token(a)
+    assert rcb.engine_token(create_app(cfg, raw2).score_cache) != rcb.engine_token(a)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -384,13 +381,13 @@ def test_run_shows_what_rank_robustness_computes(demo):
         raw, cfg, samples=300, seed=5, top_k=3, concentration=20.0, threshold_jitter=0.15
     )
     top = want.summary.iloc[0]
-    shown = rv.fmt_pct(top["p_rank1"])
+    shown = rfig.fmt_pct(top["p_rank1"])
     assert page.inner_text(".rob-top") == top["model"] == want.scalars["top_model"]
     assert page.inner_text("#rob-p-top") == shown
     # the table of every model and the P(rank 1) bars say the same
     first = page.locator("table.rob-summary tbody tr").first
     cells = [c.strip() for c in first.locator("td").all_text_contents()]
-    assert cells == rv.summary_rows(want.summary)[0]
+    assert cells == rtab.summary_rows(want.summary)[0]
     bar_texts = page.locator("#rob-rank-fig .bars .bartext").all_text_contents()
     assert shown in bar_texts
     assert "300 samples, seed 5" in page.inner_text(".rob-method")
@@ -415,9 +412,9 @@ def test_run_shows_what_rank_robustness_computes(demo):
     box.press("Enter")
     new = cfg.apply_changes({cat: {"weight": 6.0}})
     r0, r1 = mpl.score(raw, cfg).overall["rank"], mpl.score(raw, new).overall["rank"]
-    _wait_tau(page, rv.tau_text(kendall_tau(r1, r0), spearman_rho(r1, r0)))
+    _wait_tau(page, rfig.tau_text(kendall_tau(r1, r0), spearman_rho(r1, r0)))
     page.wait_for_selector(".rob-stale.on", timeout=10_000)
-    assert page.inner_text(".rob-stale") == rv.STALE_TEXT
+    assert page.inner_text(".rob-stale") == rlay.STALE_TEXT
     assert not problems
 
 
@@ -425,7 +422,7 @@ def test_run_shows_what_rank_robustness_computes(demo):
 def test_cancel_stops_a_long_run(demo):
     cfg, raw, url, browser = demo
     page, problems = _page(browser, url)
-    page.fill("#rob-samples", str(rv.MAX_SAMPLES))  # about 4 s on the demo: time to Cancel
+    page.fill("#rob-samples", str(rcb.MAX_SAMPLES))  # about 4 s on the demo: time to Cancel
     page.click("#rob-run")
     page.wait_for_selector("#rob-progress-wrap.on", timeout=10_000)
     assert page.is_disabled("#rob-run") and not page.is_disabled("#rob-cancel")
@@ -452,12 +449,12 @@ def test_tau_line_is_1_at_defaults_and_follows_the_url_state(demo):
     r1 = mpl.score(raw, cfg.apply_changes(changes)).overall["rank"]
     tau, rho = kendall_tau(r1, r0), spearman_rho(r1, r0)
     assert tau < 0.999
-    _wait_tau(page, rv.tau_text(tau, rho))
+    _wait_tau(page, rfig.tau_text(tau, rho))
     assert re.fullmatch(r"Kendall τ vs defaults: -?\d\.\d{3} · Spearman ρ -?\d\.\d{3}", _tau(page))
     # the analysis then runs on the linked settings
     _run(page, samples="200", seed="1")
     want = rank_robustness(raw, cfg.apply_changes(changes), samples=200, seed=1)
-    assert page.inner_text("#rob-p-top") == rv.fmt_pct(want.scalars["p_top_model_stays_first"])
+    assert page.inner_text("#rob-p-top") == rfig.fmt_pct(want.scalars["p_top_model_stays_first"])
     assert page.locator(".rob-stale.on").count() == 0
     assert not problems
 
@@ -470,8 +467,7 @@ def test_tau_line_is_1_at_defaults_and_follows_the_url_state(demo):
 @pytest.mark.browser
 def test_html_in_names_is_shown_as_text(browser, tmp_path):
     cfg, raw = small_dataset(tmp_path / "small")
-    app = create_app(cfg, raw, robustness=False)
-    rv.attach_robustness(app, app.engine, cache_dir=tmp_path / "cache")
+    app = create_app(cfg, raw, cache_dir=tmp_path / "cache")
     with live_server(app) as url:
         page, problems = _page(browser, url)
         page.evaluate("window.__pwned = 0")

@@ -104,7 +104,7 @@ def test_auto_sends_a_small_table_whole_and_a_large_one_as_a_delta(tmp_path):
     shown = row_key("", view, "")  # the browser shows this view's default rows
 
     def answer(**kw) -> dict:
-        sync = RowSync(cache, lambda sc, v, m: row_data(sc, v, models=m), **kw)
+        sync = RowSync(cache, lambda _k, sc, v, m, _r: row_data(sc, v, models=m), **kw)
         out: dict = {}
         sync.output(out, shown, changes_key=key, scores=scores, view=view, filters={}, models=None)
         return out

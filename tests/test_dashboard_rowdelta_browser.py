@@ -34,7 +34,9 @@ ALL_ROWS = """() => {
 def env(tmp_path_factory):
     require_browser()
     cfg, raw = small_dataset(tmp_path_factory.mktemp("small"))
-    app = create_app(cfg, raw, robustness=False, deltas=True)  # deltas even for 5 rows
+    app = create_app(
+        cfg, raw, robustness=False, sensitivity=False, deltas=True
+    )  # deltas even for 5 rows
     with live_server(app) as url, chromium() as browser:
         seen = open_dashboard(browser, url)
         bodies: list[str] = []
@@ -53,7 +55,9 @@ def recomputed(env, changes: dict, view: str, models=None) -> list[dict]:
     cfg, cache = env["cfg"], env["app"].score_cache
     default = score_values(cache.values, cache.models, cfg)
     scores = score_values(cache.values, cache.models, cfg.apply_changes(changes))
-    return row_data(scores, view, default_ranks=default.ranks, models=models)
+    return row_data(
+        scores, view, default_overall=default.overall_scores, models=models, names=cache.display
+    )
 
 
 PLOTTED = """() => {

@@ -120,17 +120,27 @@ def test_an_uploaded_config_becomes_changes_and_a_different_tree_is_refused(data
 @pytest.mark.parametrize(
     "value,scale,text",
     [
-        (0.0625, 1, "0.063"),  # ties round half up, as JavaScript's toFixed
+        # issue 12 item 7: 3 significant digits (was 3 decimals), trailing zeros kept
+        (0.0625, 1, "0.0625"),
         (0.1234, 1, "0.123"),
-        (1.0, 1, "1.000"),
-        (0.0, 1, "0.000"),
+        (0.91, 1, "0.910"),
+        (1.0, 1, "1.00"),
+        (0.0, 1, "0.00"),
         (0.8766, 100, "87.7"),
+        (1.0, 100, "100"),
         (None, 1, "—"),
         (float("nan"), 1, "—"),
     ],
 )
 def test_fmt_score(value, scale, text):
     assert fmt_score(value, scale) == text
+
+
+def test_fmt_score_digits_are_significant_digits():
+    assert fmt_score(0.125, 1, 2) == "0.13"  # an exact tie rounds half up (toPrecision)
+    assert fmt_score(0.123456, 1, 5) == "0.12346"
+    assert fmt_score(0.5, 100, 2) == "50" and fmt_score(1.0, 100, 2) == "100"
+    assert fmt_score(0.5, 1, 0) == "0.5"  # digits below 1 are 1
 
 
 @pytest.mark.parametrize(
@@ -140,8 +150,13 @@ def test_fmt_score(value, scale, text):
         (0.95333, "0.9533"),
         (1234.56, "1235"),
         (12345.6, "12346"),
-        (1234567.0, "1.23e+6"),
-        (0.00012345, "1.23e-4"),
+        # issue 12 item 7: 4 significant digits, scientific outside [1e-3, 1e5), zeros dropped
+        (1234567.0, "1.235e6"),
+        (0.00012345, "1.234e-4"),  # the double is 1.23449999...e-4
+        (5e-4, "5e-4"),
+        (0.03333, "0.03333"),
+        (9.5e23, "9.5e23"),
+        (10.133000000000001, "10.13"),
         (-2.5, "-2.5"),
         (0, "0"),
         (None, "—"),
@@ -170,12 +185,13 @@ def test_missing_reasons_say_why():
 def test_rows_and_columns_of_each_view(data):
     cfg, raw = data
     s = score(raw, cfg)
-    rows = row_data(s, "", default_ranks=s.ranks)
+    rows = row_data(s, "", default_overall=s.overall_scores)
     by = {r["model"]: r for r in rows}
     assert by["Ridge"]["o"] == round(s.overall["score"]["Ridge"], 9)
     assert by["kNN"]["o"] is None and by["kNN"]["_w"]["o"] == "i"
     assert by["kNN"]["c1"] is None and by["kNN"]["_w"]["c1"] == "i"
-    assert all(r["d"] == 0 for r in rows)
+    # issue 12: a model with no overall score shows a word, never a number
+    assert all(r["d"] == (0 if r["o"] is not None else "no score") for r in rows)
     cols = [c["colId"] for c in column_defs(s, "")]
     assert cols == ["rank", "d", "model", "o", "cov", "c0", "c1", "c2"]
     cols = [c["colId"] for c in column_defs(s, "Classification")]
@@ -196,7 +212,8 @@ def test_curve_figure_marks_thresholds_and_puts_every_model_on_the_curve(data):
     cfg, raw = data
     s = score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95}}))
     fig = curve_figure(s, IRIS_ACC)
-    assert [sh["x0"] for sh in fig["layout"]["shapes"]] == [0.95, 0.5]
+    # threshold lines in x order (their labels stack in that order)
+    assert [sh["x0"] for sh in fig["layout"]["shapes"]] == [0.5, 0.95]
     pts = fig["data"][1]
     assert pts["x"] == pytest.approx(s.raw["Iris/Accuracy"].tolist())
     assert pts["y"] == pytest.approx(s.metrics["Iris/Accuracy"].tolist())

@@ -201,6 +201,7 @@ def test_every_builtin_normaliser_has_a_reference_here():
 # Aggregation: the weighted-mean hierarchy through the public API
 # ------------------------------------------------------------------------------------------
 
+
 def ref_node(children: list[tuple[float, float, float]], policy: str) -> tuple[float, float]:
     """(score, coverage) of a group of (score, weight, coverage) children.
 
@@ -229,13 +230,21 @@ def ref_hierarchy(tree, policy: str, row: dict[str, float]):
     for cname, cw, override, benches in tree:
         pol = override or policy
         bchildren = []
+        # issue 12: a weight-0 group whose children all have weight 0 is scored with equal
+        # weights (shown greyed; its parent ignores it)
+        shown_b = cw == 0 and all(bw == 0 for _b, bw, _m in benches)
         for bname, bw, metrics in benches:
+            shown_m = bw == 0 and all(mw == 0 for _m, mw in metrics)
             mchildren = [
-                (row[f"{bname}/{m}"], mw, 0.0 if math.isnan(row[f"{bname}/{m}"]) else 1.0)
+                (
+                    row[f"{bname}/{m}"],
+                    1.0 if shown_m else mw,
+                    0.0 if math.isnan(row[f"{bname}/{m}"]) else 1.0,
+                )
                 for m, mw in metrics
             ]
             out[bname] = ref_node(mchildren, pol)
-            bchildren.append((*out[bname][:1], bw, out[bname][1]))
+            bchildren.append((*out[bname][:1], 1.0 if shown_b else bw, out[bname][1]))
         out[cname] = ref_node(bchildren, pol)
         cats.append((out[cname][0], cw, out[cname][1]))
     out[""] = ref_node(cats, policy)

@@ -1,9 +1,10 @@
 """Serving many users (issue 16, item 6): background jobs on Celery with a real Redis.
 
-A ``redis-server`` on a free loopback port, an ``ml-peg-like worker`` process on it, the
-dashboard with ``--broker`` (the app in-process with the Celery manager), a robustness analysis
-run from the browser: the result shown is the one the engine computes, and it came from the
-worker (the worker's log names the task as succeeded; the server started no job process).
+A ``redis-server`` on a free loopback port, the real CLI as two processes: ``ml-peg-like worker
+DIR --broker URL`` and ``ml-peg-like serve DIR --workers 2 --broker URL`` (gunicorn), and a
+robustness analysis run from the browser: the result shown is the one the engine computes, and it
+came from the worker (the worker's log names the task as succeeded; the server's process tree
+holds its two gunicorn workers and no job process).
 """
 
 from __future__ import annotations
@@ -14,29 +15,21 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import psutil
 import pytest
-from browser_utils import chromium, live_server, require_browser, small_dataset
+from browser_utils import GRID_READY, chromium, require_browser, small_dataset
 
-from ml_peg_like.dashboard import create_app, jobs
-from ml_peg_like.dashboard import robustness_view as rv
+from ml_peg_like.dashboard import jobs
+from ml_peg_like.dashboard.components.robustness_figures import fmt_pct
 from ml_peg_like.robustness import rank_robustness
 
-ROOT = Path(__file__).resolve().parents[1]
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
-
-# the worker entry point (ml_peg_like/cli/worker.py) loaded by path: until cli.py becomes the
-# cli/ package, `python -m ml_peg_like.cli.worker` is shadowed by cli.py
-WORKER = f"""
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location(
-    "ml_peg_like.cli.worker", {str(ROOT / "ml_peg_like" / "cli" / "worker.py")!r})
-mod = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mod)
-sys.exit(mod.main(sys.argv[1:]))
-"""
+_SCRIPT = Path(sys.executable).with_name("ml-peg-like")
+#: the installed console script (``python -m ml_peg_like`` when it is not on this interpreter)
+CLI = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "ml_peg_like"]
 
 
 def _free_port() -> int:
@@ -70,14 +63,44 @@ def redis_url(tmp_path):
         proc.wait(5)
 
 
-def test_worker_refuses_a_bad_broker_with_exit_2(tmp_path):
+def _wait_for(predicate, what: str, proc, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        assert proc.poll() is None, f"{what}: exited\n" + log.read_text()[-2000:]
+        time.sleep(0.2)
+    raise AssertionError(f"{what}: not ready\n" + log.read_text()[-2000:])
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/health", timeout=1) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def _stop(proc) -> None:
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+@pytest.mark.parametrize("command", ["worker", "serve"])
+def test_a_bad_broker_is_refused_with_exit_2(tmp_path, command):
     r = subprocess.run(
-        [sys.executable, "-c", WORKER, str(tmp_path), "--broker", "http://x"],
+        [*CLI, command, str(tmp_path), "--broker", "http://x"],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert r.returncode == 2 and "error: --broker: a redis:// URL" in r.stderr
+    assert r.returncode == 2, r.stderr
+    assert "argument --broker: a redis:// URL (redis://HOST:PORT/DB), not 'http://x'" in r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_make_manager_with_a_broker_is_celery_and_json_only(redis_url, tmp_path):
@@ -92,55 +115,58 @@ def test_make_manager_with_a_broker_is_celery_and_json_only(redis_url, tmp_path)
 
 
 @pytest.mark.browser
-def test_a_robustness_run_from_the_browser_runs_on_the_celery_worker(
-    redis_url, tmp_path, monkeypatch
-):
+def test_a_robustness_run_from_the_browser_runs_on_the_celery_worker(redis_url, tmp_path):
     require_browser()
     data = tmp_path / "data"
     cfg, raw = small_dataset(data)
-    log = tmp_path / "worker.log"
-    secret = "s" * 48  # servers and workers behind one Redis share it
-    env = dict(os.environ, ML_PEG_LIKE_SECRET=secret, PYTHONPATH=str(ROOT))
-    with open(log, "w") as out:
+    wlog, slog = tmp_path / "worker.log", tmp_path / "serve.log"
+    # servers and workers behind one Redis share the secret; no job may fall back to a cache
+    env = dict(os.environ, ML_PEG_LIKE_SECRET="s" * 48)
+    env.pop(jobs.BROKER_ENV, None)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    with open(wlog, "w") as wout, open(slog, "w") as sout:
         worker = subprocess.Popen(
-            [sys.executable, "-c", WORKER, str(data), "--broker", redis_url, "--concurrency", "1"],
-            stdout=out,
+            [*CLI, "worker", str(data), "--broker", redis_url, "--concurrency", "1"],
+            stdout=wout,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        server = subprocess.Popen(
+            [*CLI, "serve", str(data), "--workers", "2", "--port", str(port)]
+            + ["--broker", redis_url],
+            stdout=sout,
             stderr=subprocess.STDOUT,
             env=env,
         )
     try:
-        deadline = time.monotonic() + 60
-        while "ready" not in log.read_text() and time.monotonic() < deadline:
-            assert worker.poll() is None, log.read_text()[-2000:]
-            time.sleep(0.2)
-        assert "ready" in log.read_text(), log.read_text()[-2000:]
-        monkeypatch.setenv(jobs.BROKER_ENV, redis_url)
-        monkeypatch.setenv("ML_PEG_LIKE_SECRET", secret)
-        app = create_app(cfg, raw)
-        assert type(app.robustness_manager).__name__ == "CeleryManager"
-        children_before = {p.pid for p in psutil.Process().children(recursive=True)}
-        with live_server(app) as url, chromium() as browser:
+        _wait_for(lambda: "ready" in wlog.read_text(), "worker", worker, wlog)
+        _wait_for(lambda: _healthy(url), "server", server, slog)
+        gunicorn = psutil.Process(server.pid)
+        workers = {p.pid for p in gunicorn.children()}
+        assert len(workers) == 2  # --workers 2
+        with chromium() as browser:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(url)
-            page.wait_for_selector(".ag-cell[col-id='o']")
+            page.wait_for_selector(GRID_READY)
             for key, value in dict(samples="200", seed="3", topk="2").items():
                 page.fill(f"#rob-{key}", value)
             page.click("#rob-run")
-            page.wait_for_selector(".rob-headline", timeout=60_000)
+            # while the job runs, the server's tree stays the master and its two workers
+            extra, deadline = set(), time.monotonic() + 60
+            while page.locator(".rob-headline").count() == 0:
+                assert time.monotonic() < deadline, "no result within 60 s"
+                extra |= {p.pid for p in gunicorn.children(recursive=True)} - workers
+                page.wait_for_timeout(100)
+            assert not extra  # no job process started by the server
             want = rank_robustness(raw, cfg, samples=200, seed=3, top_k=2)
             top = want.summary.iloc[0]
             assert page.inner_text(".rob-top") == top["model"]
-            assert page.inner_text("#rob-p-top") == rv.fmt_pct(top["p_rank1"])
+            assert page.inner_text("#rob-p-top") == fmt_pct(top["p_rank1"])
             assert "200 samples, seed 3" in page.inner_text(".rob-method")
-            # no job process of the server: the only new children are the browser's
-            for p in psutil.Process().children(recursive=True):
-                if p.pid not in children_before:
-                    assert p.exe() != psutil.Process().exe() or "chrom" in " ".join(p.cmdline())
-        text = log.read_text()
+        assert {p.pid for p in gunicorn.children(recursive=True)} == workers
+        text = wlog.read_text()
         assert "background_callback_" in text and "succeeded" in text, text[-2000:]
     finally:
-        worker.terminate()
-        try:
-            worker.wait(10)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        _stop(server)
+        _stop(worker)

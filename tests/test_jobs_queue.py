@@ -13,7 +13,7 @@ import pytest
 from browser_utils import small_dataset
 
 from ml_peg_like.dashboard import create_app, jobs
-from ml_peg_like.dashboard import robustness_view as rv
+from ml_peg_like.dashboard.components import robustness_callbacks as rcb
 
 
 def _end_id(client) -> str:
@@ -22,7 +22,7 @@ def _end_id(client) -> str:
     return config["end_id"]
 
 
-def _body(token: str, nonce: str, samples: int = rv.MAX_SAMPLES) -> dict:
+def _body(token: str, nonce: str, samples: int = rcb.MAX_SAMPLES) -> dict:
     return {
         "output": "..rob-results.children...rob-meta.data...rob-message.children..",
         "outputs": [
@@ -66,12 +66,11 @@ def _jobs_alive() -> list[psutil.Process]:
 
 def _forge_six(tmp_path, **bounds):
     cfg, raw = small_dataset(tmp_path / "data")
-    app = create_app(cfg, raw, robustness=False)
     manager = jobs.make_manager(tmp_path / "cache", **bounds)
-    rv.attach_robustness(app, app.engine, manager=manager)
+    app = create_app(cfg, raw, jobs_manager=manager)
     client = app.server.test_client()
     end_id = _end_id(client)
-    token = rv.engine_token(app.engine)
+    token = rcb.engine_token(app.score_cache)
     before = len(_jobs_alive())
     handles = [_post(client, end_id, _body(token, f"n{i}")) for i in range(6)]
     started = len(_jobs_alive()) - before
@@ -139,17 +138,16 @@ def test_default_bound_is_the_cpu_count_and_samples_are_capped(tmp_path, monkeyp
     monkeypatch.setenv(jobs.MAX_JOBS_ENV, "many")
     with pytest.raises(jobs.PrivateStateError, match=jobs.MAX_JOBS_ENV):
         jobs.make_manager(tmp_path / "c")
-    _kw, problems = rv.parse_controls(rv.MAX_SAMPLES + 1, 20, 10, 3, 0)
+    _kw, problems = rcb.parse_controls(rcb.MAX_SAMPLES + 1, 20, 10, 3, 0)
     assert problems == ["Samples: a whole number from 1 to 20,000"]
 
 
 def test_a_job_runs_to_its_result_through_the_queue(tmp_path):
     cfg, raw = small_dataset(tmp_path / "data")
-    app = create_app(cfg, raw, robustness=False)
     manager = jobs.make_manager(tmp_path / "cache", max_jobs=1)
-    rv.attach_robustness(app, app.engine, manager=manager)
+    app = create_app(cfg, raw, jobs_manager=manager)
     client = app.server.test_client()
-    end_id, token = _end_id(client), rv.engine_token(app.engine)
+    end_id, token = _end_id(client), rcb.engine_token(app.score_cache)
     h = _post(client, end_id, _body(token, "a", samples=50))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -14,7 +14,7 @@ import pytest
 import ml_peg_like as mpl
 from ml_peg_like import DataError
 from ml_peg_like.cli import main
-from ml_peg_like.io.export import tables_csv_zip, tables_xlsx
+from ml_peg_like.io.export import build_report, report_xlsx, tables_csv_zip
 
 CONFIG = """
 title: CLI test
@@ -149,8 +149,11 @@ def test_cli_score_accepts_a_directory_json_and_scale(dataset, tmp_path):
 def test_cli_xlsx(dataset, tmp_path):
     out = tmp_path / "x"
     assert main(["score", str(dataset), "--out", str(out), "--format", "xlsx"]) == 0
-    df = pd.read_excel(out / "overall_scores.xlsx")
-    assert df.set_index("model").loc["b", "score"] == 1.0
+    assert sorted(p.name for p in out.iterdir()) == ["scores.xlsx"]  # one workbook, not four
+    df = pd.read_excel(out / "scores.xlsx", sheet_name="Overall")
+    # rank order: b (1.0) first, a (0.5), then '=cmd (no overall score, no rank) last
+    assert df["Key"].tolist() == ["b", "a", "'=cmd"]
+    assert df["Overall"].tolist()[:2] == [1.0, 0.5]
 
 
 def test_cli_validate_and_bad_input_exit_2_with_one_line_per_problem(dataset, tmp_path, capsys):
@@ -181,5 +184,5 @@ def test_in_memory_exports_hold_every_level(dataset):
         ]
         ov = pd.read_csv(zf.open("overall_scores.csv")).set_index("model")
     assert ov.loc["a", "score"] == 0.5 and math.isnan(ov.loc["'=cmd", "score"])
-    sheets = pd.read_excel(io.BytesIO(tables_xlsx(s)), sheet_name=None)
-    assert set(sheets) == {"metric", "benchmark", "category", "overall"}
+    sheets = pd.read_excel(io.BytesIO(report_xlsx(build_report(s))), sheet_name=None)
+    assert list(sheets) == ["Overall", "Categories", "Benchmarks", "Metrics", "Settings"]

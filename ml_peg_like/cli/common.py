@@ -55,6 +55,18 @@ def integer_in(low: int, high: int | None = None):
     return parse
 
 
+def redis_url(text: str) -> str:
+    """An argparse type: the Redis URL of ``--broker`` (``redis://`` or ``rediss://``)."""
+    if not text.startswith(("redis://", "rediss://")) or len(text) > 2000:
+        raise argparse.ArgumentTypeError(
+            f"a redis:// URL (redis://HOST:PORT/DB), not {text[:40]!r}"
+        )
+    return text
+
+
+BROKER_HELP = "Redis URL, broker and result store of the background jobs: redis://HOST:PORT/DB"
+
+
 def warn(lines: Iterable[str]) -> None:
     for line in lines:
         print(f"warning: {line}", file=sys.stderr)

@@ -81,6 +81,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         metavar="CSV",
         help="optional results: long (model[,benchmark],metric,value) or wide CSV",
     )
+    lp.add_argument(
+        "--training-time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="reject (overall score 0) a model whose training_time result is above SECONDS "
+        "(LIPS: a null global score); adds a weight-0 Training/Training/training_time metric "
+        "and a config veto",
+    )
     _common(lp)
 
     for sp, fn in ((m, _run_mlpeg), (mb, _run_matbench), (lp, _run_lips)):
@@ -126,7 +135,13 @@ def _run_matbench(args) -> Converted:
 
 
 def _run_lips(args) -> Converted:
-    return lips_to_dataset(args.src, section=args.section, results=args.results, strict=args.strict)
+    return lips_to_dataset(
+        args.src,
+        section=args.section,
+        results=args.results,
+        strict=args.strict,
+        training_time_limit=args.training_time_limit,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

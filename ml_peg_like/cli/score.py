@@ -1,13 +1,19 @@
-"""``ml-peg-like score CONFIG [RAW] --out DIR``: metric, benchmark, category and overall scores."""
+"""``ml-peg-like score CONFIG [RAW] --out DIR``: metric, benchmark, category and overall scores.
+
+``--format csv|json`` writes one file per level (full precision); ``xlsx`` one workbook
+(Overall in rank order, Categories, Benchmarks, Metrics with raw values and units, Settings);
+``latex`` one booktabs table (``scores.tex``) with scores to ``--digits`` significant digits."""
 
 from __future__ import annotations
 
 import argparse
 
-from ..io.export import write_scores
+from ..io.export import FORMATS, write_scores
+from ..io.report import build_report
+from ..numfmt import MAX_DIGITS, MIN_DIGITS, SCORE_DIGITS
 from ..raw import load_dataset
 from ..scoring import score
-from .common import add_data_args, warn
+from .common import add_data_args, integer_in, warn
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -16,7 +22,20 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     add_data_args(p)
     p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--format", choices=["csv", "json", "xlsx"], default="csv")
+    p.add_argument(
+        "--format",
+        choices=list(FORMATS),
+        default="csv",
+        help="csv/json: a file per level, full precision; xlsx: one workbook with a Settings "
+        "sheet; latex: a booktabs table of rank, model, overall and category scores",
+    )
+    p.add_argument(
+        "--digits",
+        type=integer_in(MIN_DIGITS, MAX_DIGITS),
+        default=SCORE_DIGITS,
+        help=f"significant digits of the scores in LaTeX and of the Excel number format "
+        f"(default {SCORE_DIGITS}; CSV/JSON keep full precision)",
+    )
     p.add_argument("--scale", type=float, choices=[1.0, 100.0], default=None, help="1 or 100")
     p.set_defaults(func=run)
     return p
@@ -27,7 +46,18 @@ def run(args) -> int:
     warn(raw.warnings)
     res = score(raw, cfg)
     warn(res.warnings)
-    paths = write_scores(res, args.out, args.format, args.scale)
+    report = None
+    if args.format in ("xlsx", "latex"):
+        report = build_report(
+            res,
+            attributes=raw.attributes,
+            source=" ".join(str(p) for p in (args.config, args.raw) if p),
+            digits=args.digits,
+            scale=args.scale,
+        )
+    paths = write_scores(
+        res, args.out, args.format, args.scale, report=report, attributes=raw.attributes
+    )
     n_scored = int((~res.overall["score"].isna()).sum())
     print(
         f"scored {len(res.models)} models ({n_scored} with an overall score) on "

@@ -62,17 +62,18 @@ def _run(args) -> int:
         known = ", ".join(models)
         raise ConfigError([Problem("--model", f"no model {args.model!r} (known: {known})")])
     values = raw.aligned(cfg)
+    inst = raw.aligned_instances(cfg)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
-    iv = stability_intervals(values, models, cfg, top_k=args.top_k)
+    iv = stability_intervals(values, models, cfg, top_k=args.top_k, instances=inst)
     iv.to_csv(out / "intervals.csv", index=False, float_format="%.12g", na_rep="")
     paths.append(out / "intervals.csv")
     if args.model is not None:
-        wi = what_if(values, models, cfg, args.model)
+        wi = what_if(values, models, cfg, args.model, instances=inst)
         wi.to_csv(out / "whatif.csv", index=False, float_format="%.12g", na_rep="")
         paths.append(out / "whatif.csv")
-    dom = dominance(values, models, cfg)
+    dom = dominance(values, models, cfg, instances=inst)
     with open(out / "dominance.csv", "w", encoding="utf-8", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["model", "dominated_by"])

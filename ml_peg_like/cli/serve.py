@@ -6,7 +6,7 @@ import argparse
 
 from ..raw import load_dataset
 from ..resources import demo_dir
-from .common import add_data_args, integer_in
+from .common import BROKER_HELP, add_data_args, integer_in, redis_url
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -19,6 +19,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         type=integer_in(1),
         default=1,
         help="worker processes (gunicorn when > 1)",
+    )
+    p.add_argument(
+        "--broker",
+        type=redis_url,
+        default=None,
+        help=BROKER_HELP + " (jobs then run in `ml-peg-like worker` processes; default: "
+        "in this server, on a private diskcache)",
     )
     p.add_argument("--debug", action="store_true", help="Dash debug mode (never in production)")
     p.add_argument(
@@ -48,6 +55,7 @@ def run(args) -> int:
             debug=args.debug,
             workers=args.workers,
             deltas=False if args.full_table else (True if args.always_deltas else "auto"),
+            broker=args.broker,
         )
         or 0
     )

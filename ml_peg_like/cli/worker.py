@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
-from ..errors import INPUT_ERRORS, MlPegLikeError, report
+from ..errors import INPUT_ERRORS, report
+from .common import BROKER_HELP, add_data_args, integer_in, redis_url
 
 __all__ = ["add_parser", "run"]
 
@@ -23,16 +23,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "worker",
         help="run background jobs (robustness analyses) for servers started with --broker",
     )
-    p.add_argument("config", nargs="?", default=None, help="config YAML or dataset directory")
-    p.add_argument("raw", nargs="?", default=None, help="raw metrics CSV")
+    add_data_args(p, config_optional=True)
+    p.add_argument("--broker", type=redis_url, required=True, help=BROKER_HELP)
     p.add_argument(
-        "--broker", required=True, help="Redis URL, broker and result store: redis://HOST:PORT/DB"
-    )
-    p.add_argument(
-        "--concurrency", type=int, default=None, help="jobs at once (default: the CPU count)"
+        "--concurrency",
+        type=integer_in(1, 1024),
+        default=None,
+        help="jobs at once (default: the CPU count)",
     )
     p.add_argument("--loglevel", default="INFO", help="Celery log level (default INFO)")
-    p.add_argument("--ignore-unknown", action="store_true")
     p.set_defaults(func=run)
     return p
 
@@ -41,19 +40,13 @@ def run(args) -> int:
     from ..raw import load_dataset
     from ..resources import demo_dir
 
-    if not str(args.broker).startswith(("redis://", "rediss://")):
-        return report(MlPegLikeError(f"--broker: a redis:// URL, not {args.broker!r}"))
-    if args.concurrency is not None and not 1 <= args.concurrency <= 1024:
-        return report(MlPegLikeError("--concurrency: a whole number from 1 to 1024"))
     try:
         cfg, raw = load_dataset(
             args.config or demo_dir(), args.raw, ignore_unknown=args.ignore_unknown
         )
         from ..dashboard import create_app
-        from ..dashboard.jobs import BROKER_ENV
 
-        os.environ[BROKER_ENV] = args.broker  # create_app -> jobs.make_manager: Celery
-        app = create_app(cfg, raw)
+        app = create_app(cfg, raw, broker=args.broker)  # -> jobs.make_manager: Celery
     except INPUT_ERRORS as exc:
         return report(exc)
     celery_app = app.robustness_manager.handle
@@ -61,14 +54,3 @@ def run(args) -> int:
     argv.append(f"--concurrency={args.concurrency or os.cpu_count() or 1}")
     celery_app.worker_main(argv)
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ml-peg-like")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["worker", *(sys.argv[1:] if argv is None else argv)])
-    return args.func(args)
-
-
-if __name__ == "__main__":  # python -m ml_peg_like.cli.worker DIR --broker URL
-    sys.exit(main())

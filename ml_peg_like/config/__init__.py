@@ -9,12 +9,14 @@ Loading validates everything and reports every problem at once, each with its ke
 - :mod:`.fields`: parsing one field (number, weight, threshold, name, metric)
 - :mod:`.parse`: plain data -> Config, every problem at once
 - :mod:`.yamlio`: bounded, safe YAML in (libyaml) and YAML out
+- :mod:`.vetoes`: ``vetoes`` (a raw value beyond a limit: overall score 0)
 """
 
 from ..aggregation import POLICIES as MISSING_POLICIES
-from .model import Config
+from .model import ROOT, Config
 from .nodes import DATA_THRESHOLDS, Benchmark, Category, Metric, ModelRef, Threshold
 from .parse import config_from_dict
+from .vetoes import Veto
 from .yamlio import (
     LIBYAML,
     MAX_CONFIG_BYTES,
@@ -28,6 +30,7 @@ from .yamlio import (
 )
 
 __all__ = [
+    "ROOT",
     "DATA_THRESHOLDS",
     "LIBYAML",
     "MAX_CONFIG_BYTES",
@@ -40,6 +43,7 @@ __all__ = [
     "Metric",
     "ModelRef",
     "Threshold",
+    "Veto",
     "config_from_dict",
     "config_to_dict",
     "dump_config",

@@ -13,8 +13,11 @@ from typing import Any
 
 from ..aggregation import DEFAULT_POLICY, is_skip
 from ..errors import ConfigError, Problem
-from .fields import parse_metric, parse_weight
+from .fields import parse_metric, parse_missing, parse_weight
 from .nodes import Benchmark, Category, Metric, metric_to_dict, to_yaml_value
+
+#: the key path of the config itself in a changes mapping (``{"": {"missing": "skip"}}``)
+ROOT = ""
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,8 @@ class Config:
     missing: str = DEFAULT_POLICY
     scale: float = 1.0
     presets: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+    #: :class:`~.vetoes.Veto` rules: a raw value beyond a limit gives an overall score of 0
+    vetoes: tuple = ()
 
     # ---- navigation -------------------------------------------------------------------------
     @cached_property
@@ -143,15 +148,25 @@ class Config:
     def apply_changes(self, changes: Mapping[str, Mapping[str, Any]]) -> Config:
         """Apply ``{path: {field: value}}`` and return the new, fully validated config.
 
-        Raises ConfigError listing every bad path or value (``path.field: message``).
+        Path :data:`ROOT` (``""``) is the config itself: its field ``missing`` (the policy). A
+        category also takes ``missing`` (its override). Raises ConfigError listing every bad
+        path or value (``path.field: message``).
         """
         problems: list[Problem] = []
         if not isinstance(changes, Mapping):
             raise ConfigError([Problem("changes", "expected a mapping of key path to fields")])
         merged: dict[str, dict[str, Any]] = {}  # full path -> fields (short paths resolved)
+        root: dict[str, Any] = {}
         for path, fields in changes.items():
             if not isinstance(path, str):
                 problems.append(Problem(str(path)[:80], "key path must be text"))
+                continue
+            if path == ROOT and isinstance(fields, Mapping):
+                for k, v in fields.items():
+                    if k != "missing":
+                        problems.append(Problem(str(k)[:80], "only 'missing' can be changed here"))
+                        continue
+                    root["missing"] = parse_missing(v, "missing", problems)
                 continue
             try:
                 full = self.full_path(path)
@@ -172,9 +187,15 @@ class Config:
             else:
                 updates: dict[str, Any] = {}
                 for k, v in fields.items():
+                    if k == "missing" and isinstance(node, Category):
+                        updates["missing"] = parse_missing(v, f"{full}.missing", problems)
+                        continue
                     if k != "weight":
+                        allowed = (
+                            "'weight' or 'missing'" if isinstance(node, Category) else "'weight'"
+                        )
                         problems.append(
-                            Problem(f"{full}.{k}"[:300], "only 'weight' can be changed here")
+                            Problem(f"{full}.{k}"[:300], f"only {allowed} can be changed here")
                         )
                         continue
                     updates["weight"] = parse_weight(v, f"{full}.weight", problems)
@@ -183,11 +204,16 @@ class Config:
                 replaced[id(node)] = new
         if problems:
             raise ConfigError(problems)
-        return self._replace_nodes(replaced) if replaced else self
+        out = self._replace_nodes(replaced) if replaced else self
+        if root.get("missing"):
+            out = replace(out, missing=root["missing"])
+        return out
 
     def diff(self, other: Config) -> dict[str, dict[str, Any]]:
         """The changes that turn ``self`` into ``other`` (same tree, different values)."""
         out: dict[str, dict[str, Any]] = {}
+        if other.missing != self.missing:
+            out[ROOT] = {"missing": other.missing}
         for path, node in self._paths.items():
             try:
                 o = other.node(path)
@@ -196,6 +222,8 @@ class Config:
             d: dict[str, Any] = {}
             if o.weight != node.weight:
                 d["weight"] = o.weight
+            if isinstance(node, Category) and isinstance(o, Category) and o.missing != node.missing:
+                d["missing"] = other.policy(o)
             if isinstance(node, Metric) and isinstance(o, Metric):
                 for f in ("good", "bad"):
                     if getattr(o, f) != getattr(node, f):

@@ -20,6 +20,7 @@ from .fields import (
 )
 from .model import Config
 from .nodes import Benchmark, Category, Metric
+from .vetoes import parse_vetoes
 
 
 def config_from_dict(data: Any, source: str = "") -> Config:
@@ -30,7 +31,7 @@ def config_from_dict(data: Any, source: str = "") -> Config:
         raise ConfigError([Problem(root, "expected a mapping with a 'categories' key")])
     check_keys(
         data,
-        {"title", "description", "missing", "scale", "categories", "presets"},
+        {"title", "description", "missing", "scale", "categories", "presets", "vetoes"},
         "",
         problems,
         "config",
@@ -166,6 +167,7 @@ def config_from_dict(data: Any, source: str = "") -> Config:
             problems.extend(Problem(f"presets.{pname}.{p.where}", p.message) for p in exc.problems)
         except (AttributeError, TypeError):
             problems.append(Problem(f"presets.{pname}", "expected a mapping of key path to fields"))
+    vetoes = parse_vetoes(data.get("vetoes"), cfg, problems)
     if problems:
         raise ConfigError(problems)
-    return replace(cfg, presets=presets)
+    return replace(cfg, presets=presets, vetoes=vetoes)

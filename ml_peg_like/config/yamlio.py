@@ -181,6 +181,8 @@ def config_to_dict(cfg: Config) -> dict[str, Any]:
     out["categories"] = cats
     if cfg.presets:
         out["presets"] = {k: {p: dict(f) for p, f in v.items()} for k, v in cfg.presets.items()}
+    if cfg.vetoes:
+        out["vetoes"] = [v.to_dict() for v in cfg.vetoes]
     return out
 
 

@@ -10,33 +10,45 @@ from __future__ import annotations
 from pathlib import Path
 
 import dash
+from dash import html
 
 from ..config import Config
 from ..raw import RawData
+from ..resources import assets_dir
 from . import ids
 from .cache import ScoreCache
-from .components import curve, edit, grid, navigation, page, rowsync, settings, toolbar
-from .robustness_view import attach_robustness, tau_line_text
-from .server import MAX_REQUEST_BYTES, add_health, harden
+from .components import (
+    curve,
+    edit,
+    grid,
+    modelcard,
+    navigation,
+    page,
+    policy,
+    robustness_callbacks,
+    robustness_layout,
+    rowsync,
+    settings,
+    theme,
+    toolbar,
+    viewstate,
+)
+from .components import explore as explore_view
+from .components import sensitivity as sens_view
+from .jobs import make_manager
+from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
+from .state import Q_SORT
 from .tables import REASON_TIPS, column_defs, row_data
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
-PACKAGE_ASSETS = Path(__file__).resolve().parent / "assets"
-
-__all__ = ["MAX_REQUEST_BYTES", "ScoreCache", "create_app", "serve"]
-
-
-def _assets_folder() -> str:
-    """The repo's ``assets/`` (a source checkout) or the copy shipped in the package."""
-    for p in (ASSETS, PACKAGE_ASSETS):
-        if (p / "dashAgGridFunctions.js").is_file():
-            return str(p)
-    return str(ASSETS)
+__all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", "serve"]
 
 
 def _with_names(index_string: str) -> str:
     """The page template with ``window.mplNames`` (ids.py) set before the assets' scripts."""
-    script = "<script>" + ids.js_names_script(REASON_TIPS) + "</script>"
+    names = ids.js_names_script(
+        REASON_TIPS, upload_max=MAX_UPLOAD_BYTES, upload_too_big=toolbar.UPLOAD_TOO_BIG
+    )
+    script = "<script>" + names + "</script>"
     return index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
 
 
@@ -47,12 +59,21 @@ def create_app(
     title: str | None = None,
     robustness: bool = True,
     cache_dir: str | Path | None = None,
+    broker: str | None = None,
+    jobs_manager=None,
+    sensitivity: bool = True,
     deltas: bool | str = "auto",
 ) -> dash.Dash:
     """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine.
 
-    ``robustness``: add the Robustness view (its background jobs use a diskcache in
-    ``cache_dir``, default ``$ML_PEG_LIKE_CACHE_DIR`` or a per-user temporary directory).
+    ``robustness``: add the Robustness view. Its background jobs run on ``jobs_manager`` (any
+    Dash background callback manager), default ``jobs.make_manager(cache_dir, broker)``: Celery
+    on the Redis at ``broker`` (``redis://HOST:PORT/DB``, jobs run by ``ml-peg-like worker``),
+    else a private diskcache in ``cache_dir`` (default ``$ML_PEG_LIKE_CACHE_DIR`` or a fresh
+    per-user directory). The app exposes ``app.score_cache`` (the ScoreCache) and
+    ``app.robustness_manager`` (the manager, None without the view).
+    ``sensitivity``: show the boxes' stability intervals, the dominance marks, the curve's bands
+    and the "what would put this model first?" picker (components/sensitivity.py).
     ``deltas``: "auto": an edit sends the grid only the cells that changed when the whole
     table would be large (``rowsync.FULL_TABLE_MAX_BYTES``); True: always; False: the whole
     table, as before issue 15 (the benchmark compares them).
@@ -63,47 +84,69 @@ def create_app(
     app = dash.Dash(
         __name__,
         title=title,
-        assets_folder=_assets_folder(),
+        assets_folder=str(assets_dir()),
         suppress_callback_exceptions=True,
         update_title=None,
         serve_locally=True,
     )
     app.index_string = _with_names(app.index_string)
     cols = column_defs(scores, "")
+    sens = sens_view.Sensitivity(cache) if sensitivity else None
+    sv = sens.view_state("", scores, "") if sens else None
+    rob = robustness_layout.layout(cache) if robustness else {}
     app.layout = page.layout(
         title=title,
         summary=page.summary_line(config, scores),
-        stores=page.stores(grid.colsig(cols), navigation.tree_store(config)),
-        toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets),
+        stores=[*page.stores(grid.colsig(cols), navigation.tree_store(config)), viewstate.store()],
+        toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets, cache.display),
         sidebar=navigation.sidebar(config),
-        crumbs=navigation.crumbs_layout(config),
-        grid=grid.layout(cols, row_data(scores, "", default_ranks=scores.ranks), len(raw.models))
-        + rowsync.stores(rowsync.default_key()),
-        settings=settings.layout(config),
+        crumbs=html.Div([navigation.crumbs_layout(config), *explore_view.layout(cache)]),
+        grid=[
+            policy.layout(scores),
+            *grid.layout(
+                cols,
+                row_data(
+                    scores,
+                    "",
+                    default_overall=scores.overall_scores,
+                    dominated=sv.dominated if sv else None,
+                    names=cache.display,
+                ),
+                len(raw.models),
+            ),
+            *rowsync.stores(rowsync.default_key()),
+        ],
+        head_tools=theme.controls(),
+        after_grid=[*([rob["tau_line"]] if rob else []), modelcard.layout()],
+        settings=settings.layout(config, sv.texts if sv else None),
         curve=curve.layout(),
+        main_end=[
+            *([sens_view.layout(cache)] if sens else []),
+            *([rob["panel"]] if rob else []),
+        ],
     )
     navigation.register(app)
+    viewstate.register(app, Q_SORT)
     curve.register(app)
+    modelcard.register(app, cache)
     toolbar.register(app, cache)
-
-    # ---- the robustness view: the ONE composition point ------------------------------------
-    # its tau line is filled in by the edit callback's own response (one round trip per edit):
-    # ``on_changes`` is the function handed in; the view adds its layout and callbacks itself
-    # (to become ``robustness.layout(cache)`` in ``page.layout(after_grid=..., main_end=...)``
-    # and ``robustness.register(app, cache)`` when it moves under components/)
+    explore_view.register(app, cache)
     on_changes = None
+    app.robustness_manager = None
     if robustness:
-        attach_robustness(app, cache, tau_callback=False, cache_dir=cache_dir)
+        manager = jobs_manager if jobs_manager is not None else make_manager(cache_dir, broker)
+        robustness_callbacks.register(app, cache, manager)
+        app.robustness_manager = manager
 
-        def on_changes(changes):
-            tau = tau_line_text(cache, changes)
+        def on_changes(changes):  # the tau line, in the edit callback's own response
+            tau = robustness_callbacks.tau_line_text(cache, changes)
             if tau is not None:
                 dash.set_props(ids.ROB_TAU, {"children": tau})
 
-    app.engine = cache  # the robustness view's tests still read this name (goes with its move)
-    # -------------------------------------------------------------------------------------------
-    edit.register(app, cache, on_changes=on_changes, deltas=deltas)
+    edit.register(app, cache, on_changes=on_changes, sensitivity=sens, deltas=deltas)
     rowsync.register(app)
+    if sens:
+        sens_view.register(app, cache)
     harden(app.server)
     add_health(app.server, len(raw.models), len(config.metric_paths()))
     app.score_cache = cache  # for tests and benchmarks
@@ -118,11 +161,13 @@ def serve(
     debug: bool = False,
     workers: int = 1,
     title: str | None = None,
+    broker: str | None = None,
     deltas: bool | str = "auto",
 ) -> int:
     """Serve the dashboard: ``workers`` > 1 runs gunicorn (a production WSGI server, debug always
-    off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``."""
-    app = create_app(config, raw, title=title, deltas=deltas)
+    off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``.
+    ``broker``: background jobs on Celery with that Redis (see :func:`create_app`)."""
+    app = create_app(config, raw, title=title, broker=broker, deltas=deltas)
     if workers and workers > 1:
         try:
             from gunicorn.app.base import BaseApplication

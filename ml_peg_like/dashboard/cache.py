@@ -7,6 +7,7 @@ import threading
 from collections import OrderedDict
 
 from ..config import Config
+from ..models import display_name_map
 from ..raw import RawData
 from ..scoring import Scores, score_values
 from .state import Changes, attribute_options, attribute_values, encode_changes, try_changes
@@ -26,8 +27,10 @@ class ScoreCache:
         self.defaults = config
         self.raw = raw
         self.models = tuple(raw.models)
+        self.display = display_name_map(raw.attributes, self.models)  # {key: display name}
         self.values = raw.aligned(config)
-        self.default_scores = score_values(self.values, self.models, config)
+        self.instances = raw.aligned_instances(config)  # per-instance metrics
+        self.default_scores = score_values(self.values, self.models, config, self.instances)
         self.paths = set(config._paths)
         self.attr_options = attribute_options(raw.attributes)  # the model filters offered
         self.attr_values = (
@@ -59,7 +62,7 @@ class ScoreCache:
                 self._memo.move_to_end(key)
                 return hit
         cfg = config if config is not None else try_changes(self.defaults, changes)
-        result = (cfg, score_values(self.values, self.models, cfg))
+        result = (cfg, score_values(self.values, self.models, cfg, self.instances))
         with self._lock:
             self._memo[key] = result
             while len(self._memo) > self._size:

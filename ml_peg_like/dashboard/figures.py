@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
 from ..config import Metric
 from ..normalisers import apply_normaliser
 from ..scoring import Scores
-from .tables import fmt_raw, resolved_params, score_digits, unresolved_thresholds
+from .curve_axis import choose_axis, group_points
+from .tables import fmt_raw, fmt_score, resolved_params, unresolved_thresholds
 
 GOOD = "#1a7f37"
 BAD = "#cf222e"
@@ -19,6 +21,8 @@ CURVE = "#0969da"
 #: set the axis range only)
 MARK_COLOURS = {"good": GOOD, "bad": BAD}
 CURVE_POINTS = 121
+PINNED = "#bf8700"  # the fill of a point pinned at the axis' edge
+MAX_HOVER_NAMES = 12  # a point's hover lists this many models, then "and N more"
 FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 
 
@@ -84,9 +88,53 @@ def _grid(lo: float, hi: float, log: bool, marks: list[float]) -> np.ndarray:
     return np.unique(np.concatenate([g, np.asarray(extra, dtype=float)]))
 
 
-def curve_figure(scores: Scores, path: str) -> dict:
+#: the shaded band of a threshold's stability interval, by field
+BAND_COLOURS = {"good": "rgba(26,127,55,0.10)", "bad": "rgba(207,34,46,0.10)"}
+
+
+def _bands(band: dict[str, tuple[float, float]], lo: float, hi: float) -> list[dict]:
+    """Shaded rectangles over ``[low, high]`` of each threshold (clipped to the axis range)."""
+    out = []
+    for field, (low, high) in band.items():
+        if field not in BAND_COLOURS or not (low <= high):
+            continue
+        x0, x1 = max(low, lo), min(high, hi)
+        if x0 > x1:
+            continue
+        out.append(
+            dict(
+                type="rect",
+                x0=x0,
+                x1=x1,
+                y0=0,
+                y1=1,
+                yref="paper",
+                fillcolor=BAND_COLOURS[field],
+                line=dict(width=0),
+                layer="below",
+                name=f"{field}: leader holds",
+            )
+        )
+    return out
+
+
+def _pinned_marker(side: int) -> str:
+    return "triangle-right" if side > 0 else "triangle-left"
+
+
+def curve_figure(
+    scores: Scores,
+    path: str,
+    band: dict | None = None,
+    *,
+    names: Mapping[str, str] | None = None,
+    xscale: str = "auto",
+) -> dict:
     """The curve of the metric at ``path`` with its resolved parameters, the good/bad thresholds
-    as vertical lines (speed-up normalisers: the parameters in the title) and a point per model."""
+    as vertical lines (speed-up normalisers: the parameters in the title) and a point per place
+    (every model there in its hover). ``names``: ``{key: display name}``; ``xscale``: "auto",
+    "linear" or "log" (see :mod:`.curve_axis`: range, pinned outliers); ``band``:
+    ``{field: (low, high)}`` stability intervals of thresholds, drawn shaded."""
     cfg = scores.config
     try:
         metric = cfg.node(path)
@@ -104,29 +152,31 @@ def curve_figure(scores: Scores, path: str) -> dict:
     xs = x[ok]
     marks = norm.curve_marks(params)
     unresolved = unresolved_thresholds(scores, j)
-    pts = np.concatenate([xs, np.asarray([m.x for m in marks], dtype=float)])
-    if pts.size == 0:
+    inst_trace = _instance_points(scores, j) if j in scores.instances else None
+    inst_x = np.asarray(inst_trace["x"], dtype=float) if inst_trace else np.zeros(0)
+    if xs.size == 0 and inst_x.size == 0 and not marks:
         return empty_figure("No data for this metric")
-    lo, hi = float(pts.min()), float(pts.max())
-    log = bool(norm.log_x and lo > 0 and hi / lo > 50)
-    if log:
-        lo, hi = lo / 1.5, hi * 1.5
-    else:
-        span = hi - lo or max(abs(hi), 1.0)
-        lo, hi = lo - 0.12 * span, hi + 0.12 * span
+    axis = choose_axis(
+        np.concatenate([xs, inst_x]),
+        [m.x for m in marks],
+        xscale=xscale,
+        log_hint=bool(norm.log_x),
+    )
+    log, lo, hi = axis.log, axis.lo, axis.hi
     grid = _grid(lo, hi, log, [m.x for m in marks])
-    if unresolved:
+    per_instance = j in scores.instances and any(f not in params for f in norm.editable)
+    if unresolved or per_instance:
         curve = np.full(grid.shape, np.nan)  # no threshold, no curve (said in the title)
     else:
         arr = {k: np.asarray([v]) for k, v in params.items()}
         with np.errstate(all="ignore"):
             curve = apply_normaliser(norm, grid[:, None], arr)[:, 0]
     scale = cfg.scale
-    names = [_text(m) for m, keep in zip(scores.models, ok, strict=True) if keep]
-    # the hover text does not change with the settings (name, raw value); the score comes from
-    # the point's y, so an edit sends only the new y values (``curve_patch``)
-    text = [f"<b>{n}</b><br>raw: {fmt_raw(float(v))}" for n, v in zip(names, xs, strict=True)]
-    ys = np.round(np.where(np.isnan(s[ok]), np.nan, s[ok] * scale), 6)  # plotted, shown to 3
+    keys = [m for m, keep in zip(scores.models, ok, strict=True) if keep]
+    shown_names = [_text((names or {}).get(k, k)) for k in keys]
+    ys = np.where(np.isnan(s[ok]), np.nan, s[ok] * scale)
+    placed = [axis.place(float(v)) for v in xs]
+    px = [p for p, _side in placed]
     data = [
         dict(
             type="scatter",
@@ -137,57 +187,108 @@ def curve_figure(scores: Scores, path: str) -> dict:
             name="score curve",
             hoverinfo="skip",
         ),
+    ]
+    # one point per place: its hover lists every model there; pinned points keep their value
+    gx, gy, gtext, gsym, gsize, gcol = [], [], [], [], [], []
+    for group in group_points(px, ys.tolist()):
+        side = placed[group[0]][1]
+        lines = []
+        for i in group[:MAX_HOVER_NAMES]:
+            beyond = " (beyond the axis)" if placed[i][1] else ""
+            lines.append(
+                f"<b>{shown_names[i]}</b>: raw {fmt_raw(float(xs[i]))}{beyond} · "
+                f"score {fmt_score(float(s[ok][i]), scale)}"
+            )
+        if len(group) > MAX_HOVER_NAMES:
+            lines.append(f"… and {len(group) - MAX_HOVER_NAMES} more")
+        head = f"{len(group)} models<br>" if len(group) > 1 else ""
+        gx.append(px[group[0]])
+        gy.append(ys[group[0]])
+        gtext.append(head + "<br>".join(lines))
+        gsym.append(_pinned_marker(side) if side else "circle")
+        gsize.append((12 if side else 9) + min(6, 2 * math.log2(len(group))))
+        gcol.append(PINNED if side else "#ffffff")
+    data.append(
         dict(
             type="scatter",
-            x=_floats(xs),
-            y=_floats(ys),
+            x=_floats(gx),
+            y=_floats(gy),
             mode="markers",
-            marker=dict(size=9, color="#ffffff", line=dict(color="#1f2328", width=1.5)),
+            marker=dict(
+                size=[round(v, 2) for v in gsize],
+                color=gcol,
+                symbol=gsym,
+                line=dict(color="#1f2328", width=1.5),
+            ),
             name="models",
-            text=text,
-            hovertemplate=f"%{{text}}<br>score: %{{y:.{score_digits(scale)}f}}<extra></extra>",
-        ),
-    ]
+            text=gtext,
+            hovertemplate="%{text}<extra></extra>",
+        )
+    )
+    if inst_trace:
+        inst_trace["y"] = _floats(np.asarray(inst_trace["y"], dtype=float) * scale)
+        inst_trace["marker"]["size"] = 5 if len(inst_trace["x"]) < 2000 else 3
+        data.insert(1, inst_trace)
     shapes: list[dict] = []
     notes: list[dict] = []
-    lines = [m for m in marks if m.kind in MARK_COLOURS]
-    for mark in lines:
+    lines = sorted((m for m in marks if m.kind in MARK_COLOURS), key=lambda m: m.x)
+    for row, mark in enumerate(lines):
         color = MARK_COLOURS[mark.kind]
-        others = [o.x for o in lines if o is not mark]
-        # the label sits on the outer side of its line, so close marks do not collide
-        anchor = "left" if not others or mark.x >= max(others) else "right"
+        mx, side = axis.place(mark.x)
+        # stacked labels (one row each: they never overlap), anchored on the side that keeps
+        # them inside the plot
+        frac = (
+            0.5
+            if hi == lo
+            else (
+                (math.log10(mx) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+                if log
+                else (mx - lo) / (hi - lo)
+            )
+        )
+        anchor = "right" if frac > 0.5 else "left"
         shapes.append(
             dict(
                 type="line",
-                x0=mark.x,
-                x1=mark.x,
+                x0=mx,
+                x1=mx,
                 y0=0,
                 y1=1,
                 yref="paper",
-                line=dict(color=color, width=2, dash="dash"),
+                line=dict(color=color, width=2, dash="dot" if side else "dash"),
             )
         )
         notes.append(
             dict(
-                x=mark.x,
-                y=1.0,
+                x=math.log10(mx) if log else mx,  # annotations on a log axis take log10
+                y=0.99 - 0.085 * row,
                 yref="paper",
-                text=f"{_text(mark.label)} {fmt_raw(mark.x)}",
+                text=f"{_text(mark.label)} {fmt_raw(mark.x)}" + (" (off axis)" if side else ""),
                 showarrow=False,
                 font=dict(color=color, size=12),
-                yanchor="bottom",
+                bgcolor="rgba(255,255,255,0.85)",
+                yanchor="top",
                 xanchor=anchor,
-                xshift=3 if anchor == "left" else -3,
+                xshift=4 if anchor == "left" else -4,
             )
         )
+    if band:
+        shapes += _bands(band, lo, hi)
+    n_pinned = sum(1 for _p, side in placed if side)
     unit = f" [{_text(metric.unit)}]" if metric.unit else ""
     ptxt = ", ".join(f"{k} = {fmt_raw(v)}" for k, v in params.items() if k not in ("good", "bad"))
     missing = int((~ok).sum())
     sub = f"{metric.normaliser}" + (f" ({ptxt})" if ptxt else "")
     if missing:
         sub += f" · {missing} model{'s' if missing > 1 else ''} without a value"
+    if log:
+        sub += " · log x"
+    if n_pinned:
+        sub += f" · {n_pinned} beyond the axis (▸ at its edge)"
     for why in unresolved.values():
         sub += f" · not scored: {why}"
+    if j in scores.instances:
+        sub += " · per instance: small dots; a model's point is its mean raw value and score"
     layout = _base_layout(
         title=dict(
             text=f"{_text(metric.name)}{unit}<br><span style='font-size:12px;color:#57606a'>"
@@ -203,20 +304,33 @@ def curve_figure(scores: Scores, path: str) -> dict:
             AXIS,
             title=dict(text=f"raw value{unit}"),
             type="log" if log else "linear",
-            range=[math.log10(lo), math.log10(hi)] if log else [lo, hi],
+            range=axis.plot_range,
         ),
         yaxis=dict(AXIS, title=dict(text="score"), range=[-0.06 * scale, 1.1 * scale]),
     )
     return dict(data=data, layout=layout)
 
 
-def curve_patch(figure: dict):
-    """A Dash ``Patch`` turning the curve of the same metric (same models, same raw values:
-    the same points' x and hover text) into ``figure``: the curve, the points' y and the layout."""
-    from dash import Patch
-
-    p = Patch()
-    p["data"][0] = figure["data"][0]
-    p["data"][1]["y"] = figure["data"][1]["y"]
-    p["layout"] = figure["layout"]
-    return p
+def _instance_points(scores: Scores, j: int) -> dict | None:
+    """The trace of the per-instance points of metric column ``j`` (raw value, instance score;
+    y unscaled), or None when no instance has a value."""
+    block = scores.instances[j]
+    x = np.asarray(block.values, dtype=float)
+    s = scores.instance_scores.get(j, np.full(x.shape, np.nan))
+    i, k = np.nonzero(~np.isnan(x))
+    if i.size == 0:
+        return None
+    text = [
+        f"<b>{_text(scores.models[a])}</b> · {_text(block.names[b])}<br>raw: {fmt_raw(float(x[a, b]))}"
+        for a, b in zip(i.tolist(), k.tolist(), strict=True)
+    ]
+    return dict(
+        type="scatter",
+        x=_floats(x[i, k]),
+        y=s[i, k].tolist(),
+        mode="markers",
+        marker=dict(size=5, color=CURVE, opacity=0.55),
+        name="instances",
+        text=text,
+        hovertemplate="%{text}<br>score: %{y}<extra></extra>",
+    )

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..numfmt import SCORE_DIGITS
+
 # ------------------------------------------------------------------------------------------------
 # component ids
 # ------------------------------------------------------------------------------------------------
@@ -35,11 +37,73 @@ PRESET = "preset"
 RESET_ALL = "reset-all"
 RESET_TABLE = "reset-table"
 UPLOAD = "upload"
+CURVE_XSCALE = "curve-xscale"  # the curve's x axis: auto / linear / log
+SHOWN_COUNT = "shown-count"  # "17 of 51 models shown" beside the filters
+RANK_SHOWN = "rank-shown"  # rank within the shown models (a checklist)
+MODEL_CARD = "model-card"  # the model card (filled when a model's cell is clicked)
+MODEL_CARD_BODY = "model-card-body"
+MODEL_CARD_CLOSE = "model-card-close"
+THEME_TOGGLE = "theme-toggle"  # light / dark (the browser keeps the choice)
+MENU_TOGGLE = "menu-toggle"  # the sidebar's menu button on narrow screens
+MISSING_POLICY = "missing-policy"  # the missing-data policy switch (invalidate / skip)
+MISSING_SKIP = "missing-skip"  # the no-score line's button that applies skip
+POLICY_OVERRIDES = "policy-overrides"  # the categories that override the policy
+NO_SCORE = "no-score"  # the line above the table: how many models have no overall score, why
 #: the robustness view's tau line (the main callback fills it in the same response)
 ROB_TAU = "rob-tau"
+#: the sensitivity panel: "what would put this model first?" (components/sensitivity.py)
+SENS_PANEL = "sens-panel"
+WHATIF_MODEL = "whatif-model"  # its model dropdown
+WHATIF_ASK = "whatif-ask"  # its "recompute" button
+WHATIF_LIST = "whatif-list"  # the single changes found
+#: the robustness view (components/robustness_*); ``assets/robustness.js`` takes no ids: Dash
+#: passes it the values
+ROB_SECTION = "robustness"  # the panel; also the tau line's link target (#robustness)
+ROB_SAMPLES = "rob-samples"
+ROB_CONCENTRATION = "rob-concentration"
+ROB_JITTER = "rob-jitter"
+ROB_TOP_K = "rob-topk"
+ROB_SEED = "rob-seed"
+ROB_RUN = "rob-run"
+ROB_CANCEL = "rob-cancel"
+ROB_PROGRESS = "rob-progress"
+ROB_PROGRESS_TEXT = "rob-progress-text"
+ROB_PROGRESS_WRAP = "rob-progress-wrap"
+ROB_STALE = "rob-stale"
+ROB_MESSAGE = "rob-message"
+ROB_RESULTS = "rob-results"
+ROB_P_TOP = "rob-p-top"  # in the results: P(the top model stays first)
+ROB_RANK_FIG = "rob-rank-fig"
+ROB_HEAT_FIG = "rob-heat-fig"
+ROB_REQUEST = "rob-request"  # store: the Run request {"n": clicks, "r": nonce}
+ROB_META = "rob-meta"  # store: what the shown analysis ran on
+ROB_TOKEN = "rob-token"  # store: the name of the page's data (callbacks.engine_token)
+ROB_TEXTS = "rob-texts"  # store: texts the browser-side callbacks show
+
+#: the Explore and Compare views (components/explore.py, compare.py) and the benchmark figure
+PAGE_EXPLORE = "explore"  # their view names (``?v=explore``, ``?v=compare``)
+PAGE_COMPARE = "compare"
+EXPLORE_WRAP = "explore-wrap"
+EXPLORE_X = "explore-x"
+EXPLORE_Y = "explore-y"
+EXPLORE_C = "explore-c"
+EXPLORE_AXES = "explore-axes"
+EXPLORE_HOLDER = "explore-holder"
+EXPLORE_GRAPH = "explore-graph"
+EXPLORE_CARD = "explore-card"
+COMPARE_WRAP = "compare-wrap"
+COMPARE_MODELS = "compare-models"
+COMPARE_HOLDER = "compare-holder"
+COMPARE_GRAPH = "compare-graph"
+COMPARE_TABLE = "compare-table"
+BENCH_FIG_HOLDER = "bench-fig-holder"
+BENCH_FIG = "bench-fig"
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
-EXPORTS = ("csv", "xlsx", "yaml")
+EXPORTS = ("csv", "xlsx", "latex", "yaml")
+DIGITS = "digits"  # significant digits of the scores shown (numfmt)
+DIGITS_SINK = "digits-sink"  # the digits the browser applied (a clientside output)
+EXPORT_ALL = "export-all"  # exports hold every model, not only the filtered ones
 
 
 def download(kind: str) -> str:
@@ -61,6 +125,7 @@ TREE = "tree"  # what the browser's navigation needs (see components/navigation.
 FIG = "fig"  # the curve's next figure
 ROWKEY = "rowkey"  # the key of the state the grid's rows show (rowdelta.row_key)
 ROWDELTA = "rowdelta"  # the next row delta the browser merges into the grid
+SORT = "sort"  # the grid's sort as the URL writes it (components/viewstate.py), set in the browser
 
 # ------------------------------------------------------------------------------------------------
 # pattern-matching ids: {"type": T_..., KEY: ...}
@@ -80,10 +145,22 @@ T_CRUMB = "crumb"  # a breadcrumb or a settings row's name: {type, path}
 T_PICK = "pick"  # a metric's name in the settings (plots its curve): {type, path}
 T_ATTR = "attr"  # an attribute filter: {type, name}
 T_CURVE = "curve"  # the curve graph: {type, i}
+T_INTERVAL = "interval"  # a box's stability interval text: {type, path, field}
+T_WHATIF = "whatif"  # a what-if change's apply/undo button: {type, path, field, value, prev}
+KEY_VALUE = "value"
+KEY_PREV = "prev"
 
 
 def box(path: str, field: str) -> dict[str, str]:
     return {KEY_TYPE: T_SETTING, KEY_PATH: path, KEY_FIELD: field}
+
+
+def interval(path: str, field: str) -> dict[str, str]:
+    return {KEY_TYPE: T_INTERVAL, KEY_PATH: path, KEY_FIELD: field}
+
+
+def whatif(path: str, field: str, value: str, prev: str) -> dict[str, str]:
+    return {KEY_TYPE: T_WHATIF, KEY_PATH: path, KEY_FIELD: field, KEY_VALUE: value, KEY_PREV: prev}
 
 
 def by_path(kind: str, path: str) -> dict[str, str]:
@@ -120,6 +197,7 @@ HDR_COL = "colId"  # hdr store: the clicked column
 COL_RANK = "rank"
 COL_DELTA = "d"
 COL_MODEL = "model"
+COL_NAME = "mn"  # a row's display name (only when it differs from the key)
 COL_OVERALL = "o"
 COL_COVERAGE = "cov"
 COL_CAT_SCORE = "cs"
@@ -129,6 +207,8 @@ COL_BENCH_SCORE = "bs"
 CLASS_DRILL = "drill"
 CLASS_METRIC = "metric"
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
+ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
+ROW_DOMINATED = "_dom"  # a row's "dominated by X, Y" (absent when not dominated)
 CAT_PREFIX = "c"  # c<i>: category i (overview)
 BENCH_PREFIX = "b"  # b<k>: benchmark k (category view)
 RAW_PREFIX = "r"  # r<j>: raw values of metric j (benchmark view)
@@ -156,10 +236,18 @@ def score_col(j: int) -> str:
 # ------------------------------------------------------------------------------------------------
 
 
-def js_names(reasons: dict[str, str] | None = None) -> dict[str, Any]:
+def js_names(
+    reasons: dict[str, str] | None = None, upload_max: int = 0, upload_too_big: str = ""
+) -> dict[str, Any]:
     """The names ``assets/*.js`` use (``window.mplNames``); a test checks they use no other.
-    ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_TIPS``)."""
+    ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_TIPS``);
+    ``upload_max``, ``upload_too_big``: the settings upload's limit in bytes and why a larger
+    file is refused (``assets/upload.js``)."""
     return {
+        "status": STATUS,
+        "upload": UPLOAD,
+        "uploadMax": upload_max,
+        "uploadTooBig": upload_too_big,
         "grid": GRID,
         "hdr": HDR,
         "hdrCol": HDR_COL,
@@ -178,11 +266,20 @@ def js_names(reasons: dict[str, str] | None = None) -> dict[str, Any]:
         "rawPrefix": RAW_PREFIX,
         "scorePrefix": SCORE_PREFIX,
         "rowReasons": ROW_REASONS,
+        "rowVeto": ROW_VETO,
+        "rowDominated": ROW_DOMINATED,
+        "colModel": COL_MODEL,
+        "colName": COL_NAME,
+        "themeToggle": THEME_TOGGLE,
+        "menuToggle": MENU_TOGGLE,
+        "sidebar": SIDEBAR,
         "reasons": dict(reasons or {}),
+        "digits": SCORE_DIGITS,
     }
 
 
-def js_names_script(reasons: dict[str, str] | None = None) -> str:
-    """``window.mplNames = {...};`` safe inside a ``<script>`` element."""
-    text = json.dumps(js_names(reasons), ensure_ascii=True, sort_keys=True)
+def js_names_script(reasons: dict[str, str] | None = None, **texts: Any) -> str:
+    """``window.mplNames = {...};`` safe inside a ``<script>`` element (``texts``: the other
+    arguments of :func:`js_names`)."""
+    text = json.dumps(js_names(reasons, **texts), ensure_ascii=True, sort_keys=True)
     return "window.mplNames = " + text.replace("</", "<\\/") + ";"

@@ -8,8 +8,16 @@ import logging
 import flask
 from werkzeug.exceptions import HTTPException
 
-#: the largest request body accepted (a 2 MB YAML upload is ~2.7 MB of base64 in a callback)
-MAX_REQUEST_BYTES = 5 * 1024 * 1024
+#: the largest settings file the page accepts: a real ML-PEG settings file is ~60 KB (the full
+#: ML-PEG config ~94 KB); a larger file is refused in the browser before it is read or sent
+MAX_UPLOAD_BYTES = 512 * 1024
+#: the same limit as the page and the README state it
+UPLOAD_LIMIT_TEXT = f"{MAX_UPLOAD_BYTES // 1024} KB"
+#: room for the rest of the largest edit request (every box of a view, the changes, the URL)
+STATE_REQUEST_BYTES = 2 * 1024 * 1024
+#: the largest request body accepted (413 above): an upload at the limit as base64 in a data URL
+#: (4/3 of its size, plus the data URL's head), and the page's state
+MAX_REQUEST_BYTES = (MAX_UPLOAD_BYTES * 4) // 3 + 1024 + STATE_REQUEST_BYTES
 
 #: sent with every response: no MIME sniffing, never framed (clickjacking), no referrer to
 #: other sites (the URL holds the user's settings)
@@ -27,6 +35,11 @@ def harden(server: flask.Flask) -> None:
     short 400 JSON and one log line, never a 500 with a traceback."""
     server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     log = logging.getLogger("ml_peg_like.dashboard")
+
+    @server.errorhandler(413)
+    def _too_large(_exc):
+        text = f"request larger than {MAX_REQUEST_BYTES // 1024} KB: refused"
+        return flask.jsonify(error=text), 413
 
     @server.errorhandler(Exception)
     def _refuse(exc: Exception):

@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from ..config import Config, Metric, ModelRef
+from ..config import ROOT, Category, Config, Metric, ModelRef
 from ..errors import ConfigError, Problem
 
 #: the URL query parameters: changes and the view (a key path, "" = overview)
@@ -24,6 +24,9 @@ Q_STATE = "s"
 Q_VIEW = "v"
 Q_METRIC = "m"
 Q_FILTER = "f"
+Q_MISSING = "missing"  # the missing-data policy when it differs from the defaults
+Q_SHOW = "show"  # the raw / normalised toggle when not the first option
+Q_SORT = "sort"  # the grid's sort: ``<column id>.<asc|desc>`` when not the rank
 MAX_STATE_CHARS = 200_000
 
 Changes = dict[str, dict[str, Any]]
@@ -183,9 +186,12 @@ def make_query(
     filters: Mapping[str, Any] | None = None,
     *,
     encoded: str | None = None,
+    view_extra: Mapping[str, str] | None = None,
 ) -> str:
-    """The URL query for a state: ``?v=<view>&m=<metric>&s=<changes>&f=<model filter>``
-    (empty parts omitted). ``encoded``: ``encode_changes(changes)`` when the caller has it."""
+    """The URL query for a state: ``?v=<view>&m=<metric>&missing=<policy>&s=<changes>&f=<model
+    filter>`` then ``view_extra`` (``show``, ``sort``; empty parts omitted). The policy (changes'
+    :data:`ROOT` entry) is its own parameter. ``encoded``: ``encode_changes(changes)`` when the
+    caller has it."""
     from urllib.parse import urlencode
 
     parts = []
@@ -193,12 +199,18 @@ def make_query(
         parts.append((Q_VIEW, view))
     if metric:
         parts.append((Q_METRIC, metric))
+    policy = (changes.get(ROOT) or {}).get("missing")
+    if policy:  # the policy has its own parameter; the rest of the changes stay in ``s``
+        parts.append((Q_MISSING, str(policy)))
+        changes = {p: f for p, f in changes.items() if p != ROOT}
+        encoded = None
     enc = encode_changes(changes) if encoded is None else encoded
     if enc:
         parts.append((Q_STATE, enc))
     enc = encode_filters(filters or {})
     if enc:
         parts.append((Q_FILTER, enc))
+    parts += [(k, v) for k, v in (view_extra or {}).items() if v]
     return "?" + urlencode(parts) if parts else ""
 
 
@@ -270,7 +282,9 @@ def metric_fields(metric: Metric) -> list[str]:
 def editable_fields(node: Any) -> list[str]:
     """The fields of a node the client may change: those with a box (a category or benchmark:
     its weight; a metric: :func:`metric_fields`)."""
-    return metric_fields(node) if isinstance(node, Metric) else ["weight"]
+    if isinstance(node, Metric):
+        return metric_fields(node)
+    return ["weight", "missing"] if isinstance(node, Category) else ["weight"]
 
 
 def _no_box(where: str, allowed: list[str]) -> str:
@@ -278,16 +292,23 @@ def _no_box(where: str, allowed: list[str]) -> str:
 
 
 def node_value(cfg: Config, path: str, field: str) -> Any:
+    if path == ROOT:
+        return cfg.missing
     node = cfg.node(path)
     if isinstance(node, Metric):
         return node.value(field)
-    return node.weight
+    return cfg.policy(node) if field == "missing" else node.weight
 
 
 def effective_changes(defaults: Config, changes: Mapping[str, Mapping[str, Any]]) -> Changes:
     """``changes`` without the fields equal to the defaults (and without empty paths)."""
     out: Changes = {}
     for path, fields in changes.items():
+        if path == ROOT:
+            kept = {f: v for f, v in fields.items() if f != "missing" or v != defaults.missing}
+            if kept:
+                out[ROOT] = dict(kept)
+            continue
         try:
             node = defaults.node(path)
             path = defaults.full_path(path)
@@ -299,7 +320,7 @@ def effective_changes(defaults: Config, changes: Mapping[str, Mapping[str, Any]]
             if isinstance(node, Metric):
                 base = node.value(f)
             else:
-                base = node.weight if f == "weight" else None
+                base = getattr(node, f, None) if f in ("weight", "missing") else None
             if not same_value(parse_box(v) if isinstance(v, str) else v, base):
                 kept[f] = v
         if kept:
@@ -384,7 +405,7 @@ def reset_paths(changes: Mapping[str, Mapping[str, Any]], paths) -> Changes:
 
 #: fields of a metric / a category or benchmark that have no box (compared on upload)
 _METRIC_FIXED = ("better", "unit", "description", "meta")
-_GROUP_FIXED = ("description", "meta", "missing")
+_GROUP_FIXED = ("description", "meta")
 
 
 def no_box_problems(defaults: Config, uploaded: Config) -> list[Problem]:
@@ -482,16 +503,16 @@ def clean_changes(defaults: Config, data: Any) -> Changes:
     if not isinstance(data, Mapping):
         raise ValueError("the changes are not a mapping")
     known = defaults._paths
-    if len(data) > len(known):
+    if len(data) > len(known) + 1:  # (+ the config's own entry, ROOT)
         raise ValueError("more changes than key paths")
     out: Changes = {}
     for path, fields in data.items():
-        if not isinstance(path, str) or path not in known:
+        if not isinstance(path, str) or (path not in known and path != ROOT):
             raise ValueError("an unknown key path")
         if not isinstance(fields, Mapping) or len(fields) > MAX_FIELDS:
             raise ValueError("the fields of a key path are not a small mapping")
         clean = {}
-        allowed = editable_fields(known[path])
+        allowed = ["missing"] if path == ROOT else editable_fields(known[path])
         for f, v in fields.items():
             if not isinstance(f, str) or not f or len(f) > 40:
                 raise ValueError("a field name is not short text")

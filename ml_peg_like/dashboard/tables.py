@@ -12,16 +12,16 @@ benchmark), ``"Cat/Bench"`` a benchmark (a column per metric: raw values or norm
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
+from collections.abc import Mapping
 
 import numpy as np
 
 from .. import aggregation as agg
 from ..config import Benchmark, Category, Config, Metric, ModelRef
-from ..scoring import Scores
+from ..numfmt import MISSING_TEXT, fmt_raw, fmt_score  # noqa: F401 (re-exported)
+from ..scoring import Scores, rank_change, rank_desc
 from . import ids
 
-MISSING_TEXT = "—"
 DIGITS = 9
 
 
@@ -30,57 +30,7 @@ DIGITS = 9
 # ------------------------------------------------------------------------------------------------
 
 
-def _half_up(x: float, quantum: Decimal) -> Decimal:
-    return Decimal(x).quantize(quantum, rounding=ROUND_HALF_UP)
-
-
-def score_digits(scale: float) -> int:
-    """The decimals a score is shown with: 3 (scale 100: 1)."""
-    return 1 if scale == 100 else 3
-
-
-def fmt_score(value: float | None, scale: float = 1.0) -> str:
-    """A score as the grid shows it: ``(value * scale).toFixed(3)`` (scale 100: 1 decimal)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING_TEXT
-    x = float(value) * float(scale)
-    digits = score_digits(scale)
-    sign = "-" if x < 0 else ""
-    q = _half_up(abs(x), Decimal(1).scaleb(-digits))
-    text = f"{q:.{digits}f}"
-    return sign + text if float(q) != 0 or not sign else text
-
-
-def _shortest(v: float) -> str:
-    if v.is_integer() and abs(v) < 1e21:
-        return str(int(v))
-    return repr(v)
-
-
-def fmt_raw(value: float | None) -> str:
-    """A raw value as the grid shows it: 4 significant figures, trailing zeros dropped;
-    integers from 1e4 to 1e6; scientific (``1.23e+7``) outside [1e-3, 1e6)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING_TEXT
-    x = float(value)
-    if x == 0:
-        return "0"
-    sign = "-" if x < 0 else ""
-    a = abs(x)
-    if a >= 1e6 or a < 1e-3:
-        d = Decimal(a)
-        e = d.adjusted()
-        m = d.scaleb(-e).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-        if m >= 10:
-            e += 1
-            m = d.scaleb(-e).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-        return f"{sign}{m}e{'+' if e >= 0 else '-'}{abs(e)}"
-    if a >= 1e4:
-        return str(math.floor(x + 0.5))
-    d = Decimal(a)
-    e = d.adjusted()
-    q = d.quantize(Decimal(1).scaleb(e - 3), rounding=ROUND_HALF_UP)
-    return sign + _shortest(float(q))
+# fmt_score / fmt_raw (the twins of fmtScore / fmtRaw) are ml_peg_like.numfmt's: one rule.
 
 
 def fmt_coverage(value: float | None) -> str:
@@ -165,13 +115,6 @@ def missing_reasons(
     return _LETTERS[_reason_codes(child_scores, weights, starts, parent, child_codes)]
 
 
-def _metric_codes(scores: Scores) -> np.ndarray:
-    miss = np.isnan(scores.metric_scores)
-    codes = np.where(miss, agg.NO_THRESHOLD, agg.PRESENT).astype(np.uint8)
-    codes[miss & np.isnan(scores.raw_values)] = agg.NO_DATA
-    return codes
-
-
 class Layout:
     """Index arithmetic of a config: which columns of the score matrices a view shows."""
 
@@ -228,8 +171,13 @@ def unresolved_thresholds(scores: Scores, j: int, path: str | None = None) -> di
     if not refs:
         return {}
     params = resolved_params(scores, j)
+    inst = scores.instances.get(j)  # per instance: resolved on each instance
     out = {}
     for f, ref in refs.items():
+        if inst is not None:
+            i = scores.models.index(ref.model) if ref.model in scores.models else None
+            if i is not None and not np.isnan(inst.values[i]).all():
+                continue
         if f not in params:
             known = ref.model in scores.models
             out[f] = f"{f} is the value of model {ref.model}, " + (
@@ -313,10 +261,15 @@ def column_defs(
             "field": ids.COL_DELTA,
             "colId": ids.COL_DELTA,
             "headerName": "±",
-            "headerTooltip": "Rank change against the default settings (▲ up, ▼ down)",
+            "headerTooltip": "Rank change against the default settings (▲ up, ▼ down; 'new': "
+            "ranked now, not before; 'no score': no overall score now)",
             "width": 58,
             "valueFormatter": {"function": "fmtDelta(params.value)"},
-            "cellClassRules": {"up": "params.value > 0", "down": "params.value < 0"},
+            "cellClassRules": {
+                "up": "typeof params.value === 'number' && params.value > 0",
+                "down": "typeof params.value === 'number' && params.value < 0",
+                "word": "typeof params.value === 'string'",
+            },
             "cellClass": "num delta",
             "type": "rightAligned",
             "pinned": "left",
@@ -329,7 +282,12 @@ def column_defs(
             "pinned": "left",
             "width": 215,
             "cellClass": "model",
-            "tooltipField": ids.COL_MODEL,
+            # the display name shown (sorted and searched by it); the key, "click for the model
+            # card" and, for a dominated model, who dominates it in the tooltip (a mark after its
+            # name, from CSS)
+            "valueGetter": {"function": "modelName(params)"},
+            "tooltipValueGetter": {"function": "modelTip(params)"},
+            "cellClassRules": {"dominated": f"params.data && !!params.data.{ids.ROW_DOMINATED}"},
         },
         _score_col(
             ids.COL_OVERALL,
@@ -338,6 +296,7 @@ def column_defs(
             tip="Overall score: weighted mean of the category scores",
             pinned="left",
             klass="overall",
+            tooltipValueGetter={"function": f"overallTip(params, '{ids.COL_OVERALL}')"},
         ),
     ]
     if cfg.uses_skip and not view:
@@ -385,7 +344,7 @@ def column_defs(
                 f"{node.name} score",
                 scale,
                 tip=_header_tip(node, "category score"),
-                klass="level",
+                klass="level" + (" excluded" if node.weight == 0 else ""),
             )
         )
         if agg.is_skip(cfg.policy(node)):
@@ -429,7 +388,7 @@ def column_defs(
             f"{node.name} score",
             scale,
             tip=_header_tip(node, "benchmark score"),
-            klass="level",
+            klass="level" + (" excluded" if node.weight == 0 else ""),
         )
     )
     for j, m in zip(lay.bench_metrics[node.name], node.metrics, strict=True):
@@ -466,16 +425,26 @@ def column_defs(
     return cols
 
 
+def _delta(v) -> int | str:
+    return v if isinstance(v, str) else int(v)
+
+
 def row_data(
     scores: Scores,
     view: str,
     *,
-    default_ranks: np.ndarray | None = None,
+    default_overall: np.ndarray | None = None,
     models: list[str] | None = None,
+    dominated: dict[str, list[str]] | None = None,
+    names: Mapping[str, str] | None = None,
+    rank_shown: bool = False,
 ) -> list[dict]:
     """One dict per model for ``view``: rank, rank change, model, overall, the view's columns,
     and ``_w`` (reason codes of the missing cells). ``models``: show only these (display only;
-    None: every model, [] none)."""
+    None: every model, [] none). ``dominated``: ``{model: models dominating it}`` (``_dom``).
+    ``names``: ``{key: display name}`` (a row carries ``mn`` when it differs from the key).
+    ``rank_shown``: ranks (and their change, against ``default_overall``) among the shown
+    models only, by the same overall scores."""
     cfg = scores.config
     n = len(scores.models)
     if models is not None:
@@ -488,14 +457,23 @@ def row_data(
     fields: dict[str, list] = {}
     reasons: dict[str, np.ndarray] = {}
     ranks = scores.ranks[idx]
-    delta = (
-        (np.asarray(default_ranks)[idx] - ranks)
-        if default_ranks is not None
-        else np.zeros(len(idx), dtype=np.int64)
-    )
+    # rank change against the defaults (scoring.rank_change): a number only for models ranked
+    # in both, else its word ("new", "no score"); with ``rank_shown`` both rankings are among
+    # the shown models only
+    before, after, sel = default_overall, scores.overall_scores, idx
+    if rank_shown and models is not None:
+        ranks = rank_desc(scores.overall_scores[idx])
+        after, sel = scores.overall_scores[idx], slice(None)
+        if default_overall is not None:
+            before = np.asarray(default_overall, dtype=float)[idx]
+    if before is not None:
+        dnum, dword = rank_change(before, after)
+        delta = np.where(dword == "", dnum, dword)[sel]
+    else:
+        delta = np.zeros(len(idx), dtype=np.int64)
     overall = scores.overall_scores[idx]
     fields[ids.COL_OVERALL] = _round(overall)
-    mcodes = _metric_codes(scores)
+    mcodes = agg.metric_reasons(scores.raw_values, scores.metric_scores)
     bcodes = _reason_codes(
         scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores, mcodes
     )
@@ -542,17 +520,28 @@ def row_data(
             fields[ids.score_col(j)] = _round(scores.metric_scores[idx, j])
             reasons[ids.score_col(j)] = mr[idx, j]
             reasons[ids.raw_col(j)] = mr[idx, j]
-    names = [scores.models[i] for i in idx]
+    keys_ = [scores.models[i] for i in idx]
     rows = []
     keys = list(fields)
     cols_vals = [fields[k] for k in keys]
     rlist = [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()]
     for r in range(len(idx)):
-        row = {ids.COL_MODEL: names[r], ids.COL_RANK: int(ranks[r]), ids.COL_DELTA: int(delta[r])}
+        row = {
+            ids.COL_MODEL: keys_[r],
+            ids.COL_RANK: int(ranks[r]),
+            ids.COL_DELTA: _delta(delta[r]),
+        }
+        shown = (names or {}).get(keys_[r])
+        if shown and shown != keys_[r]:
+            row[ids.COL_NAME] = shown
         for k, vals in zip(keys, cols_vals, strict=True):
             row[k] = vals[r]
         why = {k: v[r] for k, v in rlist if v[r]}
         if why:
             row[ids.ROW_REASONS] = why
+        if scores.veto_reasons and scores.veto_reasons[idx[r]]:
+            row[ids.ROW_VETO] = scores.veto_reasons[idx[r]]  # the overall cell's tooltip
+        if dominated and dominated.get(keys_[r]):
+            row[ids.ROW_DOMINATED] = ", ".join(dominated[keys_[r]])
         rows.append(row)
     return rows

@@ -1,8 +1,11 @@
-"""Writers for score tables: CSV, JSON and Excel files, a CSV zip and an Excel workbook in memory.
+"""Writers for score tables: CSV and JSON (one file per level, full precision written as the
+shortest text that reads back as the same float: ``0.9``, ``10.133``), a CSV zip, and the
+paper-ready exports built by :mod:`.report`: one Excel workbook (:mod:`.xlsx`) and a LaTeX table
+(:mod:`.latex`).
 
-Every table has the column ``model`` first. Text cells (names, never numbers) that a spreadsheet
-would read as a formula (starting with = + - @, tab or carriage return) are prefixed with a single
-quote in CSV and Excel exports.
+Every CSV/JSON table has the column ``model`` first. Text cells (names, never numbers) that a
+spreadsheet would read as a formula (starting with = + - @, tab or carriage return) are prefixed
+with a single quote in CSV and Excel exports.
 """
 
 from __future__ import annotations
@@ -14,18 +17,26 @@ from pathlib import Path
 import orjson
 import pandas as pd
 
+from ..models import display_names
 from ..scoring import Scores
+from .latex import report_latex
+from .report import Report, build_report, neutralise_text
+from .xlsx import report_xlsx
+
+__all__ = [
+    "FORMATS",
+    "build_report",
+    "level_tables",
+    "neutralise_text",
+    "report_latex",
+    "report_xlsx",
+    "safe_frame",
+    "tables_csv_zip",
+    "write_scores",
+]
 
 LEVELS = ("metric_scores", "benchmark_scores", "category_scores", "overall_scores")
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-FORMATS = ("csv", "json", "xlsx")
-
-
-def neutralise_text(value):
-    """Prefix a text cell that a spreadsheet would execute as a formula with a quote."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        return "'" + value
-    return value
+FORMATS = ("csv", "json", "xlsx", "latex")
 
 
 def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
@@ -44,7 +55,8 @@ def score_tables(scores: Scores, scale: float | None = None) -> dict[str, pd.Dat
 
 
 def _csv_bytes(df: pd.DataFrame) -> bytes:
-    return safe_frame(df).to_csv(index=False, float_format="%.17g").encode("utf-8")
+    # no float_format: pandas writes repr(), the shortest text that round-trips
+    return safe_frame(df).to_csv(index=False).encode("utf-8")
 
 
 def _json_bytes(df: pd.DataFrame) -> bytes:
@@ -52,43 +64,70 @@ def _json_bytes(df: pd.DataFrame) -> bytes:
     return orjson.dumps(records, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
 
 
-def tables_csv_zip(scores: Scores, scale: float | None = None) -> bytes:
-    """A zip holding one CSV per level."""
+def level_tables(
+    scores: Scores,
+    scale: float | None = None,
+    *,
+    attributes: pd.DataFrame | None = None,
+    models=None,
+) -> dict[str, pd.DataFrame]:
+    """:func:`score_tables` with a ``display_name`` column after ``model`` (when models.csv
+    has one) and only ``models`` (default: all) as rows."""
+    tables = score_tables(scores, scale)
+    has_names = attributes is not None and "display_name" in getattr(attributes, "columns", ())
+    keep = set(models) if models is not None else None
+    for name, df in tables.items():
+        if has_names:
+            df.insert(1, "display_name", display_names(attributes, list(df["model"])))
+        if keep is not None:
+            df = df[df["model"].isin(keep)].reset_index(drop=True)
+        tables[name] = df
+    return tables
+
+
+def tables_csv_zip(
+    scores: Scores,
+    scale: float | None = None,
+    *,
+    attributes: pd.DataFrame | None = None,
+    models=None,
+) -> bytes:
+    """A zip holding one CSV per level (see :func:`level_tables`)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, df in score_tables(scores, scale).items():
+        for name, df in level_tables(scores, scale, attributes=attributes, models=models).items():
             zf.writestr(f"{name}.csv", _csv_bytes(df))
     return buf.getvalue()
 
 
-def _sheet_name(name: str) -> str:
-    return name.replace("_scores", "")[:31]
-
-
-def tables_xlsx(scores: Scores, scale: float | None = None) -> bytes:
-    """An Excel workbook with one sheet per level."""
-    buf = io.BytesIO()
-    with pd.ExcelWriter(buf, engine="openpyxl") as xw:
-        for name, df in score_tables(scores, scale).items():
-            safe_frame(df).to_excel(xw, sheet_name=_sheet_name(name), index=False)
-    return buf.getvalue()
-
-
 def write_scores(
-    scores: Scores, out_dir: str | Path, fmt: str = "csv", scale: float | None = None
+    scores: Scores,
+    out_dir: str | Path,
+    fmt: str = "csv",
+    scale: float | None = None,
+    *,
+    report: Report | None = None,
+    attributes: pd.DataFrame | None = None,
 ) -> list[Path]:
-    """Write metric/benchmark/category/overall score files into ``out_dir``; return the paths."""
+    """Write the scores into ``out_dir``; return the paths. csv/json: one file per level
+    (``metric_scores.csv`` ...); xlsx: one workbook ``scores.xlsx``; latex: ``scores.tex``
+    (both from ``report``, default ``build_report(scores)``)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tables = score_tables(scores, scale)
-    paths = []
-    for name, df in tables.items():
-        p = out / f"{name}.{fmt}"
+    if fmt in ("xlsx", "latex"):
+        rep = report if report is not None else build_report(scores, attributes=attributes)
         if fmt == "xlsx":
-            safe_frame(df).to_excel(p, sheet_name=_sheet_name(name), index=False)
+            p = out / "scores.xlsx"
+            p.write_bytes(report_xlsx(rep))
         else:
-            p.write_bytes(_csv_bytes(df) if fmt == "csv" else _json_bytes(df))
+            p = out / "scores.tex"
+            p.write_text(report_latex(rep), encoding="utf-8")
+        return [p]
+    paths = []
+    for name, df in level_tables(scores, scale, attributes=attributes).items():
+        p = out / f"{name}.{fmt}"
+        p.write_bytes(_csv_bytes(df) if fmt == "csv" else _json_bytes(df))
         paths.append(p)
     return paths

@@ -163,8 +163,17 @@ def lips_to_dataset(
     section: str | None = None,
     results: str | Path | None = None,
     strict: bool = False,
+    training_time_limit: float | None = None,
 ) -> Converted:
-    """Convert a LIPS scoring INI (and an optional results CSV) to a native dataset."""
+    """Convert a LIPS scoring INI (and an optional results CSV) to a native dataset.
+
+    ``training_time_limit`` (seconds): add the training-time veto (:data:`TRAINING_TIME`)."""
+    if training_time_limit is not None and not (
+        math.isfinite(training_time_limit) and training_time_limit > 0
+    ):
+        raise DataError(
+            [Problem("--training-time-limit", f"expected seconds > 0, got {training_time_limit}")]
+        )
     reporter = Reporter(strict)
     path = Path(ini)
     text = read_text(path, Reporter(strict=True)) if path.is_file() else None
@@ -254,8 +263,13 @@ def lips_to_dataset(
         known = dict(metrics)
         if spd is not None and spd[0] not in known:
             known[spd[0]] = spd[1]
-        categories, rows = _with_results(Path(results), known, coeffs, reporter)
+        categories, rows = _with_results(
+            Path(results), known, coeffs, reporter, training_time_limit is not None
+        )
     coeffs.report_unused()
+    vetoes = []
+    if training_time_limit is not None:
+        categories[TRAINING], vetoes = _training(training_time_limit)
     config = {
         "title": title,
         "description": "Traffic-light thresholds from a LIPS scoring configuration: 1 green, 0.5 orange, 0 red; "
@@ -263,6 +277,8 @@ def lips_to_dataset(
         "missing": INVALIDATE,
         "categories": categories,
     }
+    if vetoes:
+        config["vetoes"] = vetoes
     reporter.raise_errors()
     return Converted(config=config, rows=rows, warnings=reporter.warnings, info={"section": sec})
 
@@ -441,7 +457,33 @@ def _node_names(category: str | None, benchmark: str | None) -> tuple[str, str]:
     return category, f"{benchmark} ({category})"
 
 
-def _with_results(path: Path, metrics, coeffs: _Coefficients, reporter: Reporter):
+#: the veto of ``--training-time-limit`` (seeds 000/001: a training time over the limit "would be
+#: equivalent to a null global score"; the seeds name no INI key, so the limit is an option):
+#: a weight-0 metric ``Training/Training/training_time`` (seconds; results rows with metric
+#: ``training_time`` fill it) and a config ``vetoes`` entry ``above: LIMIT``
+TRAINING = "Training"
+TRAINING_TIME = "training_time"
+
+
+def _training(limit: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The weight-0 category holding the training time, and the veto on it."""
+    metric = {
+        "good": 0.0,
+        "bad": float(limit),
+        "weight": 0.0,
+        "unit": "s",
+        "description": f"Training time; above {limit:g} s the model is rejected (overall score 0)",
+    }
+    cat = {
+        "weight": 0.0,
+        "benchmarks": {TRAINING: {"weight": 1.0, "metrics": {TRAINING_TIME: metric}}},
+    }
+    return cat, [{"metric": f"{TRAINING}/{TRAINING}/{TRAINING_TIME}", "above": float(limit)}]
+
+
+def _with_results(
+    path: Path, metrics, coeffs: _Coefficients, reporter: Reporter, training: bool = False
+):
     records = _read_results(path)
     long = records and "metric" in records[0] and "value" in records[0]
     # category (None: no category column), benchmark (None: none), model, metric, value
@@ -473,6 +515,11 @@ def _with_results(path: Path, metrics, coeffs: _Coefficients, reporter: Reporter
     rows = []
     unknown: set[str] = set()
     for c_in, b_in, model, m, v in rows_in:
+        if training and m == TRAINING_TIME:  # the veto's metric (its own category)
+            if (model, TRAINING, m) not in seen:
+                seen.add((model, TRAINING, m))
+                rows.append((model, TRAINING, m, _value(v, f"{path} ({model}, {m})", reporter)))
+            continue
         if m not in metrics:
             unknown.add(m)
             continue

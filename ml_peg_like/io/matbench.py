@@ -270,7 +270,20 @@ def _model_attributes(doc: Mapping, model: str, family: str) -> dict[str, Any]:
         "model_params": _attr(doc.get("model_params")),
         "targets": _attr(doc.get("targets")),
         "architecture": _attr(doc.get("architecture_types") or doc.get("model_type")),
+        "model_version": _attr(doc.get("model_version")),
+        "lifecycle": _attr(doc.get("lifecycle")),
+        "paper": _link(doc.get("paper") or doc.get("doi")),
+        "repo": _link(doc.get("repo")),
+        "checkpoint": _link(doc.get("checkpoint_url")),
     }
+
+
+def _link(value: Any) -> str | None:
+    """A URL attribute (http or https only; anything else is left out)."""
+    text = _attr(value)
+    if text and text.lower().startswith(("http://", "https://")) and " " not in text:
+        return text
+    return None
 
 
 def find_model_files(src: Path) -> list[Path]:

@@ -91,6 +91,7 @@ def mlpeg_to_dataset(
     stored: dict[tuple[str, str], float | None] = {}
     display: dict[str, Counter] = {}
     lot_of_model: dict[str, str] = {}
+    meta_of_model: dict[str, dict[str, Any]] = {}
     model_order: list[str] = []
     seen_bench: set[str] = set()
     used_folders: dict[Path, Path] = {}
@@ -226,6 +227,8 @@ def mlpeg_to_dataset(
         # -- rows
         mlots_model = table.get("model_levels_of_theory")
         mlots_model = mlots_model if isinstance(mlots_model, Mapping) else {}
+        model_configs = table.get("model_configs")
+        model_configs = model_configs if isinstance(model_configs, Mapping) else {}
         seen_models: set[str] = set()
         not_numbers: list[str] = []
         for i, row in enumerate(data):
@@ -252,6 +255,9 @@ def mlpeg_to_dataset(
                 lot = text_value(mlots_model.get(mlip))
                 if lot is not None:
                     lot_of_model.setdefault(model, lot)
+                mc = model_configs.get(mlip)
+                if isinstance(mc, Mapping) and model not in meta_of_model:
+                    meta_of_model[model] = model_config_attributes(mc)
             for name, key in metric_keys.items():
                 v = as_number(row.get(key))
                 if v is NOT_A_NUMBER:
@@ -285,6 +291,7 @@ def mlpeg_to_dataset(
             # the most frequent MLIP name (tables may add a suffix such as -D3)
             attrs["display_name"] = display[m].most_common(1)[0][0]
         attrs["level_of_theory"] = lot_of_model.get(m)
+        attrs.update(meta_of_model.get(m, {}))
         models.append(attrs)
     return Converted(
         config=config,
@@ -293,6 +300,30 @@ def mlpeg_to_dataset(
         warnings=reporter.warnings,
         info={"stored_scores": stored},
     )
+
+
+def model_config_attributes(mc: Mapping) -> dict[str, Any]:
+    """models.csv attributes from a table's ``model_configs`` entry: the calculator
+    (``module.class_name``), the checkpoint it loads, whether it was trained on dispersion and
+    the dispersion correction's label (``dispersion_kwargs.label``). Only what the file
+    states: nothing is guessed from the name."""
+    out: dict[str, Any] = {}
+    module, cls = text_value(mc.get("module")), text_value(mc.get("class_name"))
+    if module or cls:
+        out["calculator"] = ".".join(p for p in (module, cls) if p)
+    kwargs = mc.get("kwargs") if isinstance(mc.get("kwargs"), Mapping) else {}
+    ckpt = text_value(mc.get("load_path")) or next(
+        (text_value(kwargs.get(k)) for k in ("model", "name", "model_name") if kwargs.get(k)),
+        None,
+    )
+    if ckpt:
+        out["checkpoint"] = ckpt
+    if isinstance(mc.get("trained_on_dispersion"), bool):
+        out["trained_on_dispersion"] = str(mc["trained_on_dispersion"]).lower()
+    disp = mc.get("dispersion_kwargs")
+    if isinstance(disp, Mapping) and text_value(disp.get("label")):
+        out["dispersion"] = text_value(disp.get("label"))
+    return out
 
 
 def compare_stored_scores(conv: Converted, tol: float = 1e-9):

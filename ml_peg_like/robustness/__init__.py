@@ -27,7 +27,9 @@ the batched scorer), :mod:`.results`, :mod:`.api` (the entry points). Three tool
     rejected redraws (a box almost entirely invalid) the pair keeps its current values; a
     degenerate resolved pair (``good == bad``) is not perturbed. Any other parameter uses its own
     magnitude as scale and is redrawn while it breaks its declared bounds (``positive``,
-    ``greater_than``).
+    ``greater_than``). A per-instance metric (``RawData.instances``: each instance normalised
+    on its own, the instance scores averaged) is scored per instance and its weight is sampled,
+    but its parameters are not moved.
 
   Scores are recomputed vectorised across samples by :class:`~.montecarlo.BatchScorer` (the
   aggregation kernel's rules as matrix products; see :mod:`.montecarlo`).

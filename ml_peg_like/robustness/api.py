@@ -17,13 +17,19 @@ from ..aggregation import weighted_mean
 from ..config import Config
 from ..errors import MlPegLikeError, Problem
 from ..raw import RawData
-from ..scoring import Scores, score_values
+from ..scoring import (
+    TIE_DECIMALS,
+    Scores,
+    apply_vetoes,
+    largest_change,
+    rank_change,
+    score_values,
+)
 from .montecarlo import BatchScorer
 from .results import RobustnessResult, SettingsComparison
 from .sampling import WEIGHT_FLOOR
 from .statistics import (
     CHUNK_ELEMENTS,
-    ROUND_DECIMALS,
     average_ranks,
     kendall_tau,
     pearson_rows,
@@ -69,6 +75,11 @@ def _values(raw: RawData, cfg: Config) -> tuple[np.ndarray, tuple[str, ...]]:
     return raw.aligned(cfg), tuple(raw.models)
 
 
+def _scores(raw: RawData, cfg: Config) -> Scores:
+    """The scores of ``raw`` under ``cfg`` (per-instance metrics scored per instance)."""
+    return score_values(raw.aligned(cfg), tuple(raw.models), cfg, raw.aligned_instances(cfg))
+
+
 def _top(ranks: np.ndarray, models, valid: np.ndarray | None = None) -> list[str]:
     if valid is not None and not valid.any():
         return []
@@ -85,11 +96,11 @@ def compare_settings(
     """
     if isinstance(config_b, Mapping):
         config_b = config_a.apply_changes(config_b)
-    va, models = _values(raw, config_a)
-    vb, _ = _values(raw, config_b)
-    sa = score_values(va, models, config_a)
-    sb = score_values(vb, models, config_b)
+    models = tuple(raw.models)
+    sa = _scores(raw, config_a)
+    sb = _scores(raw, config_b)
     ra, rb = sa.ranks, sb.ranks
+    delta, word = rank_change(sa.overall_scores, sb.overall_scores)
     ta = _top(ra, models, ~np.isnan(sa.overall_scores))
     tb = _top(rb, models, ~np.isnan(sb.overall_scores))
     table = pd.DataFrame(
@@ -99,7 +110,8 @@ def compare_settings(
             "rank_a": ra,
             "score_b": sb.overall_scores,
             "rank_b": rb,
-            "change": rb - ra,
+            "change": -delta,  # positive: moved down; 0 where ``note`` has a word
+            "note": word,
         }
     ).sort_values(["rank_b", "model"], kind="stable", ignore_index=True)
     return SettingsComparison(
@@ -108,7 +120,7 @@ def compare_settings(
         top_a=ta,
         top_b=tb,
         top_changed=set(ta) != set(tb),
-        max_rank_change=int(np.abs(rb - ra).max()) if len(models) else 0,
+        max_rank_change=largest_change(delta, word)[0],
         table=table,
     )
 
@@ -170,23 +182,24 @@ def _leave_one_out(scores: Scores, cfg: Config) -> pd.DataFrame:
         overall_parts.append(aggregate_batch(cats, Wc, zero, over)[:, :, 0])
     if not rows:
         return pd.DataFrame(columns=LOO_COLUMNS)
-    overall = np.concatenate(overall_parts, axis=0)
+    overall = apply_vetoes(np.concatenate(overall_parts, axis=0), scores.vetoed)
     ranks = rank_samples(overall)
     base = scores.ranks
     taus = kendall_tau(ranks, base)
     rhos = spearman_rho(ranks, base[None, :])
     base_top = set(_top(base, models, ~np.isnan(scores.overall_scores)))
-    delta = np.abs(ranks - base[None, :])
+    # the largest change counts only the models ranked with and without the removal
+    delta, word = rank_change(scores.overall_scores, overall)
     for r, row in enumerate(rows):
         top = _top(ranks[r], models, ~np.isnan(overall[r]))
-        k = int(np.argmax(delta[r])) if len(models) else 0
+        size, k = largest_change(delta[r], word[r])
         row.update(
             new_top=" = ".join(top),
             top_changed=set(top) != base_top,
             kendall_tau=float(taus[r]),
             spearman_rho=float(rhos[r]),
-            max_rank_change=int(delta[r, k]) if len(models) else 0,
-            max_change_model=models[k] if len(models) and delta[r, k] > 0 else "",
+            max_rank_change=size,
+            max_change_model=models[k] if k >= 0 else "",
         )
     return pd.DataFrame(rows, columns=LOO_COLUMNS)
 
@@ -198,8 +211,7 @@ def leave_one_out(raw: RawData, cfg: Config) -> pd.DataFrame:
     benchmark was removed), new_top (rank-1 models joined by ' = '), top_changed, kendall_tau and
     spearman_rho vs the full ranking, max_rank_change and the model with that change.
     """
-    values, models = _values(raw, cfg)
-    return _leave_one_out(score_values(values, models, cfg), cfg)
+    return _leave_one_out(_scores(raw, cfg), cfg)
 
 
 def _check_settings(
@@ -300,7 +312,9 @@ def rank_robustness(
     N = int(samples)
     concentration = float(concentration)
     jitter = float(threshold_jitter)
-    eng = BatchScorer(values, models, cfg, concentration, jitter, jitter_scale)
+    eng = BatchScorer(
+        values, models, cfg, concentration, jitter, jitter_scale, raw.aligned_instances(cfg)
+    )
     n_jit = eng.jit_cols.size
     use_thr = n_jit > 0
 
@@ -327,7 +341,7 @@ def rank_robustness(
     counts = np.zeros((M, M + 1), dtype=np.int64)  # ranks 1..M (M + 1 never used)
     base_avg = None
     if n_valid >= 2:
-        base_avg = average_ranks(np.round(eng.scores.overall_scores[vidx], ROUND_DECIMALS)[None])
+        base_avg = average_ranks(np.round(eng.scores.overall_scores[vidx], TIE_DECIMALS)[None])
     keep = max(0, min(int(keep_samples), N))
     model_of = np.arange(M)
 
@@ -345,7 +359,7 @@ def rank_robustness(
         ranks = np.full((n_take, M), n_valid + 1, dtype=np.int64)
         rho = None
         if n_valid:
-            V = np.round(ov[:, vidx], ROUND_DECIMALS)
+            V = np.round(ov[:, vidx], TIE_DECIMALS)
             rv, avg = row_ranks(V, average=base_avg is not None)
             ranks[:, vidx] = rv
             if base_avg is not None:
@@ -435,8 +449,7 @@ def rank_robustness(
         "seconds_leave_one_out": round(t_loo, 4),
     }
     if default is not None:
-        dv, _ = _values(raw, default)
-        d_ranks = score_values(dv, models, default).ranks
+        d_ranks = _scores(raw, default).ranks
         scalars["kendall_tau_vs_default"] = kendall_tau(rank_now, d_ranks)
         scalars["spearman_rho_vs_default"] = spearman_rho(rank_now, d_ranks)
     settings = {

@@ -21,7 +21,7 @@ import numpy as np
 from ..aggregation import PARTIAL, group_state, group_sum
 from ..config import Config
 from ..normalisers import Normaliser, apply_normaliser, get_normaliser
-from ..scoring import Scores, score_values
+from ..scoring import Scores, apply_vetoes, score_values
 from .sampling import DirichletLevel, parameter_jitter
 
 SUBBATCH_ELEMENTS = 1 << 17  # draws normalised together: about 1 MB, stays in cache
@@ -86,10 +86,11 @@ class BatchScorer:
         concentration: float,
         jitter: float,
         jitter_scale: str,
+        instances: dict | None = None,
     ):
         self.cfg = cfg
         self.models = models
-        self.scores: Scores = score_values(values, models, cfg)
+        self.scores: Scores = score_values(values, models, cfg, instances)
         sc = self.scores
         plan = self.plan = sc.plan
         M, P = values.shape
@@ -118,7 +119,11 @@ class BatchScorer:
         cstate = group_state(sc.bench_scores, w_b, plan.bench_starts)
         ostate = group_state(sc.cat_scores, w_c, np.zeros(1, dtype=np.intp))
 
-        self.jitter = parameter_jitter(plan, sc.resolved, eff, jitter, jitter_scale)
+        # per-instance metrics keep their parameters (their weights are sampled): a jittered
+        # column is re-normalised from one raw value per model, which they do not have
+        fixed_params = np.zeros(P, dtype=bool)
+        fixed_params[list(sc.instances)] = True
+        self.jitter = parameter_jitter(plan, sc.resolved, eff & ~fixed_params, jitter, jitter_scale)
         self.jit_cols = self.jitter.cols
         jit = np.zeros(P, dtype=bool)
         jit[self.jit_cols] = True
@@ -327,4 +332,4 @@ class BatchScorer:
                 ov[self.rows_o_irr] = ov_irr
         if self.rows_o_miss.size:
             ov[self.rows_o_miss] = np.nan
-        return ov.T
+        return apply_vetoes(ov.T, self.scores.vetoed)  # vetoed models stay at 0

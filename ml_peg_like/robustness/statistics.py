@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..scoring import TIE_DECIMALS
+
 CHUNK_ELEMENTS = 1 << 22  # about 32 MB of float64 per batch array
-ROUND_DECIMALS = 12  # as scoring.rank_desc
 
 
 def _rows(a, b) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
@@ -146,7 +147,7 @@ def spearman_rho(a, b):
 def rank_samples(values) -> np.ndarray:
     """``scoring.rank_desc`` applied to every row: 1 = highest, ties share the best rank, NaN last
     (rank = number of non-missing + 1), values rounded to 12 decimals first."""
-    v = np.round(np.atleast_2d(np.asarray(values, dtype=float)), ROUND_DECIMALS)
+    v = np.round(np.atleast_2d(np.asarray(values, dtype=float)), TIE_DECIMALS)
     S, n = v.shape
     nan = np.isnan(v)
     key = np.where(nan, -np.inf, v)

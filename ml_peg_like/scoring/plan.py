@@ -111,11 +111,13 @@ def compile_config(cfg: Config) -> Plan:
     return plan
 
 
-def resolve_threshold(spec, column: np.ndarray, models: dict[str, int], metric: Metric) -> float:
+def resolve_threshold(spec, column: np.ndarray, models: dict[str, int], metric: Metric):
     """A data-driven threshold as a number: {model: NAME}, best or worst over ``column``.
 
-    NaN when it cannot be resolved (an unknown model, a model without a value, no value at all,
-    anything else): the caller leaves the metric unscored. Never raises.
+    ``column``: (models,) gives a float; a (models, instances) block gives one value per
+    instance (per-instance metrics). NaN when it cannot be resolved (an unknown model, a model
+    without a value, no value at all, anything else): the caller leaves the metric (instance)
+    unscored. Never raises.
     """
     if isinstance(spec, ModelRef):
         name = spec.model
@@ -123,19 +125,18 @@ def resolve_threshold(spec, column: np.ndarray, models: dict[str, int], metric: 
         if i is None:
             return math.nan
         try:
-            return float(column[i])
+            row = np.asarray(column, dtype=float)[i]
         except (TypeError, ValueError, IndexError):
             return math.nan
+        return float(row) if row.ndim == 0 else row
     if spec not in ("best", "worst"):
         return math.nan
     col = np.asarray(column, dtype=float)
-    finite = col[~np.isnan(col)]
-    if finite.size == 0:
-        return math.nan
     lower = metric.better == "lower"
-    if spec == "best":
-        return float(finite.min() if lower else finite.max())
-    return float(finite.max() if lower else finite.min())
+    # NaN-ignoring min/max; NaN when a column has no value (or no model)
+    fn = np.fmin if (spec == "best") == lower else np.fmax
+    r = fn.reduce(col, axis=0, initial=np.nan)
+    return float(r) if col.ndim == 1 else r
 
 
 def _unresolved(spec, path: str, param: str, models: dict[str, int]) -> str:
@@ -147,8 +148,11 @@ def _unresolved(spec, path: str, param: str, models: dict[str, int]) -> str:
     return f"{path}.{param}: {spec} has no value; metric left unscored for every model"
 
 
-def normalise(values: np.ndarray, plan: Plan, models: dict[str, int]):
-    """Normalised scores (models x metrics) and the resolved parameters of every group."""
+def normalise(values: np.ndarray, plan: Plan, models: dict[str, int], per_instance=()):
+    """Normalised scores (models x metrics) and the resolved parameters of every group.
+
+    ``per_instance``: the per-instance columns (scored again by
+    :func:`.instances.normalise_instances`): no warning about their column-wide thresholds."""
     n_metrics = values.shape[1]
     single = len(plan.groups) == 1
     out = None if single else np.empty(values.shape, order="F")
@@ -160,7 +164,8 @@ def normalise(values: np.ndarray, plan: Plan, models: dict[str, int]):
         for i, pn, spec, metric in dynamic:
             v = resolve_threshold(spec, values[:, cols[i]], models, metric)
             if np.isnan(v):
-                warnings.append(_unresolved(spec, plan.metric_paths[cols[i]], pn, models))
+                if cols[i] not in per_instance:
+                    warnings.append(_unresolved(spec, plan.metric_paths[cols[i]], pn, models))
                 unscored.append(i)
             if pn not in params:
                 params[pn] = np.full(len(cols), np.nan)

@@ -12,15 +12,21 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ..aggregation import weighted_mean
+from ..aggregation import shown_weights, weighted_mean
 from ..config import Config
 from ..raw import RawData
+from .instances import normalise_instances
 from .plan import Plan, compile_config, normalise
+from .vetoes import apply_vetoes, find_vetoes
+
+#: scores equal to this many decimals tie (ranks here, and every other comparison of scores:
+#: robustness, sensitivity)
+TIE_DECIMALS = 12
 
 
 def rank_desc(values: np.ndarray) -> np.ndarray:
     """Rank 1 = highest; ties share the best rank; NaN ranks last (n_valid + 1)."""
-    v = np.round(np.asarray(values, dtype=float), 12)
+    v = np.round(np.asarray(values, dtype=float), TIE_DECIMALS)
     valid = ~np.isnan(v)
     ranks = np.full(v.shape, valid.sum() + 1, dtype=np.int64)
     if valid.any():
@@ -47,6 +53,12 @@ class Scores:
     overall_coverage: np.ndarray
     resolved: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: per-instance metrics: {metric column: InstanceBlock} and {column: instance scores}
+    instances: dict = field(default_factory=dict)
+    instance_scores: dict = field(default_factory=dict)
+    #: config vetoes: the vetoed models (overall score 0) and the reason per model ("" if none)
+    vetoed: np.ndarray | None = None
+    veto_reasons: list[str] = field(default_factory=list)
 
     def _frame(self, data: np.ndarray, columns) -> pd.DataFrame:
         return pd.DataFrame(data, index=pd.Index(self.models, name="model"), columns=list(columns))
@@ -75,6 +87,8 @@ class Scores:
         )
         if self.config.uses_skip:
             df["coverage"] = self.overall_coverage
+        if self.config.vetoes:
+            df["vetoed"] = self.vetoed
         return df
 
     def tables(self, scale: float | None = None) -> dict[str, pd.DataFrame]:
@@ -93,19 +107,32 @@ class Scores:
         return out
 
 
-def score_values(values: np.ndarray, models, cfg: Config) -> Scores:
-    """Score an already aligned raw matrix (columns in ``cfg.metric_ids()`` order)."""
+def score_values(values: np.ndarray, models, cfg: Config, instances=None) -> Scores:
+    """Score an already aligned raw matrix (columns in ``cfg.metric_ids()`` order).
+
+    ``instances``: {column: InstanceBlock} of the per-instance metrics
+    (:meth:`RawData.aligned_instances`); their scores are the means of the instance scores
+    (:mod:`.instances`)."""
     plan = compile_config(cfg)
     models = tuple(models)
     index = {m: i for i, m in enumerate(models)}
-    ms, resolved, warnings = normalise(values, plan, index)
+    instances = instances or {}
+    ms, resolved, warnings = normalise(values, plan, index, per_instance=instances)
+    inst_scores, inst_warnings = normalise_instances(ms, plan, index, instances, resolved)
+    warnings += inst_warnings
     need = plan.need_coverage
-    bs, bcov = weighted_mean(ms, plan.w_metric, plan.metric_starts, plan.bench_skip, None, need)
-    cs, ccov = weighted_mean(bs, plan.w_bench, plan.bench_starts, plan.cat_skip, bcov, need)
+    # an excluded group (weight 0, every child weight 0) still gets its own score (equal
+    # weights); its parent ignores it (weight 0), so no parent score changes
+    wm = shown_weights(plan.w_metric, plan.metric_starts, plan.w_bench)
+    wb = shown_weights(plan.w_bench, plan.bench_starts, plan.w_cat)
+    bs, bcov = weighted_mean(ms, wm, plan.metric_starts, plan.bench_skip, None, need)
+    cs, ccov = weighted_mean(bs, wb, plan.bench_starts, plan.cat_skip, bcov, need)
     os_, ocov = weighted_mean(
         cs, plan.w_cat, np.zeros(1, dtype=np.intp), plan.overall_skip, ccov, need
     )
-    overall = os_[:, 0]
+    vetoed, reasons, veto_warnings = find_vetoes(values, cfg, models)
+    overall = apply_vetoes(os_[:, 0], vetoed)
+    warnings += veto_warnings
     return Scores(
         models=models,
         config=cfg,
@@ -121,10 +148,14 @@ def score_values(values: np.ndarray, models, cfg: Config) -> Scores:
         overall_coverage=ocov[:, 0],
         resolved=resolved,
         warnings=warnings,
+        instances=instances,
+        instance_scores=inst_scores,
+        vetoed=vetoed,
+        veto_reasons=reasons,
     )
 
 
 def score(raw: RawData, cfg: Config) -> Scores:
     """Score ``raw`` with ``cfg``: metric, benchmark, category and overall scores and ranks."""
     values = raw.aligned(cfg)
-    return score_values(values, raw.models, cfg)
+    return score_values(values, raw.models, cfg, raw.aligned_instances(cfg))

@@ -4,8 +4,29 @@
   (or the top-k set) changes;
 - :func:`what_if`: for a chosen model, the value nearest the current one that puts it first;
 - :func:`dominance`: the models that stay ahead of a model under any weights.
+
+Per-instance metrics (a mean of instance scores, ``instances=``): their weights are exact and get
+rows; their thresholds and parameters get none (left out rather than answered wrongly).
+A model vetoed by the config (``vetoes``) is held at an overall score of 0 under every setting
+(a constant in every family, so the intervals stay exact).
 """
 
-from .api import dominance, families, stability_intervals, what_if
+from .api import (
+    dominance,
+    dominance_of,
+    families,
+    leader_intervals_of,
+    stability_intervals,
+    what_if,
+    what_if_of,
+)
 
-__all__ = ["dominance", "families", "stability_intervals", "what_if"]
+__all__ = [
+    "dominance",
+    "dominance_of",
+    "families",
+    "leader_intervals_of",
+    "stability_intervals",
+    "what_if",
+    "what_if_of",
+]

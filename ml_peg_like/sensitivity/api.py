@@ -7,20 +7,35 @@ import pandas as pd
 
 from ..config import Config
 from ..errors import ConfigError, Problem
-from ..scoring import Scores, score_values
-from .families import DECIMALS, WeightFamily, param_families
+from ..scoring import TIE_DECIMALS, Scores, score_values
+from .families import WeightFamily, param_families
 from .walk import global_interval, leader_intervals, nearest_first
 
 COLUMNS = ["path", "field", "current", "low", "high"]
+PAIR_BLOCK = 4_000_000  # pair x metric comparisons per block in dominance_of
+DENSE_METRICS = 8  # dominance_of: metrics compared on the full model x model grid first
 
 
-def _scores(values, models, cfg: Config) -> Scores:
-    return score_values(np.asarray(values, dtype=float), tuple(models), cfg)
+def _scores(values, models, cfg: Config, instances=None) -> Scores:
+    return score_values(np.asarray(values, dtype=float), tuple(models), cfg, instances)
 
 
-def families(sc: Scores) -> list:
-    """The weight family and one family per (normaliser, editable numeric field)."""
-    return [WeightFamily(sc), *param_families(sc)]
+def families(sc: Scores, paths=None) -> list:
+    """The weight family and one family per (normaliser, editable numeric field); ``paths``:
+    only the values of these key paths (None: every value)."""
+    return [WeightFamily(sc, paths), *param_families(sc, paths)]
+
+
+def leader_intervals_of(sc: Scores, paths=None) -> dict[tuple[str, str], tuple]:
+    """``{(path, field): (current, low, high)}``: the stability intervals of the leader(s) of
+    ``sc`` for the values of ``paths`` (None: all), as in :func:`stability_intervals`."""
+    leaders = np.nonzero((sc.ranks <= 1) & ~np.isnan(sc.overall_scores))[0]
+    out = {}
+    for fam in families(sc, paths):
+        low, high = leader_intervals(fam, leaders)
+        for k, (p, f) in enumerate(zip(fam.paths, fam.fields, strict=True)):
+            out[(p, f)] = (float(fam.t0[k]), float(low[k]), float(high[k]))
+    return out
 
 
 def _order(cfg: Config, df: pd.DataFrame) -> pd.DataFrame:
@@ -37,7 +52,9 @@ def _order(cfg: Config, df: pd.DataFrame) -> pd.DataFrame:
     return df.iloc[np.argsort(key.to_numpy(), kind="stable")].reset_index(drop=True)
 
 
-def stability_intervals(values, models, cfg: Config, top_k: int = 1) -> pd.DataFrame:
+def stability_intervals(
+    values, models, cfg: Config, top_k: int = 1, instances=None
+) -> pd.DataFrame:
     """For every weight and numeric threshold/parameter: the interval [low, high] around its
     current value in which, all else fixed, the current rank-1 model(s) stay first (ties count);
     with ``top_k`` > 1, in which every model now ranked <= k stays ranked <= k.
@@ -45,8 +62,12 @@ def stability_intervals(values, models, cfg: Config, top_k: int = 1) -> pd.DataF
     Columns ``path, field, current, low, high`` (``inf``/``-inf`` for unbounded ends; NaN when
     no model has an overall score). Thresholds move within their direction: the interval of a
     ``bad`` below ``good`` ends at ``good`` at most.
+
+    ``instances``: the per-instance blocks (``RawData.aligned_instances``). The thresholds and
+    parameters of a per-instance metric get no row (its score is a mean of instance scores, which
+    the exact walk does not model); its weight does (exact: weights act on metric scores).
     """
-    sc = _scores(values, models, cfg)
+    sc = _scores(values, models, cfg, instances)
     if int(top_k) < 1:
         raise ConfigError([Problem("top_k", f"must be at least 1, got {top_k}")])
     members = np.nonzero((sc.ranks <= top_k) & ~np.isnan(sc.overall_scores))[0]
@@ -72,16 +93,20 @@ def stability_intervals(values, models, cfg: Config, top_k: int = 1) -> pd.DataF
     return _order(cfg, pd.concat(rows, ignore_index=True))
 
 
-def what_if(values, models, cfg: Config, model: str) -> pd.DataFrame:
+def what_if(values, models, cfg: Config, model: str, instances=None) -> pd.DataFrame:
     """For every weight and numeric threshold/parameter: the value nearest the current one at
     which ``model`` ranks first (a tie for first counts), changing that value alone; NaN when
-    no value does. Columns ``path, field, current, value``."""
+    no value does. Columns ``path, field, current, value``. Per-instance metrics: as in
+    :func:`stability_intervals` (weights only)."""
     models = tuple(models)
     if model not in models:
         known = ", ".join(models)
         raise ConfigError([Problem("model", f"no model {model!r} (known: {known})")])
-    sc = _scores(values, models, cfg)
-    m = models.index(model)
+    return what_if_of(_scores(values, models, cfg, instances), models.index(model))
+
+
+def what_if_of(sc: Scores, m: int) -> pd.DataFrame:
+    """:func:`what_if` for model index ``m`` of already computed scores."""
     rows = []
     for fam in families(sc):
         if np.isnan(sc.overall_scores[m]) and fam.kind != "weight":
@@ -93,16 +118,20 @@ def what_if(values, models, cfg: Config, model: str) -> pd.DataFrame:
                 {"path": fam.paths, "field": fam.fields, "current": fam.t0, "value": value}
             )
         )
-    return _order(cfg, pd.concat(rows, ignore_index=True))
+    return _order(sc.config, pd.concat(rows, ignore_index=True))
 
 
-def dominance(values, models, cfg: Config) -> dict[str, list[str]]:
+def dominance(values, models, cfg: Config, instances=None) -> dict[str, list[str]]:
     """For each model, the models that dominate it: at least as good on every metric with a
     positive effective weight (metric, benchmark and category weights all > 0) after
     normalisation, strictly better on one, and missing the same metrics. They stay ahead of it
     under any weights, so a dominated model can never lead."""
-    models = tuple(models)
-    sc = _scores(values, models, cfg)
+    return dominance_of(_scores(values, tuple(models), cfg, instances))
+
+
+def dominance_of(sc: Scores) -> dict[str, list[str]]:
+    """:func:`dominance` of already computed scores."""
+    models = sc.models
     plan = sc.plan
     bench_of = np.repeat(
         np.arange(len(plan.w_bench)), np.diff(np.append(plan.metric_starts, len(plan.w_metric)))
@@ -111,14 +140,32 @@ def dominance(values, models, cfg: Config) -> dict[str, list[str]]:
         np.arange(len(plan.w_cat)), np.diff(np.append(plan.bench_starts, len(plan.w_bench)))
     )
     live = (plan.w_metric > 0) & (plan.w_bench[bench_of] > 0) & (plan.w_cat[cat_of[bench_of]] > 0)
-    ms = np.round(sc.metric_scores[:, live], DECIMALS)
+    ms = np.round(sc.metric_scores[:, live], TIE_DECIMALS)
     missing = np.isnan(ms)
     filled = np.where(missing, 0.0, ms)
-    out: dict[str, list[str]] = {}
-    for i, name in enumerate(models):
-        same = (missing == missing[i]).all(axis=1)
-        geq = (filled >= filled[i]).all(axis=1)
-        gt = (filled > filled[i]).any(axis=1)
-        dom = np.nonzero(same & geq & gt)[0]
-        out[name] = [models[j] for j in dom]
+    # candidate pairs (i dominated by j), filtered a block of metrics at a time: most pairs
+    # fail within the first few metrics, so the cost is about n^2, not n^2 x metrics
+    n, k = filled.shape
+    # pair[i, j]: j may dominate i (same missing metrics); the first metrics on the full grid
+    packed = np.packbits(missing, axis=1)
+    group = np.unique(packed, axis=0, return_inverse=True)[1].ravel() if n else np.zeros(0)
+    pair = (group[:, None] == group[None, :]) & ~np.eye(n, dtype=bool)
+    start = min(k, DENSE_METRICS)
+    for c in range(start):
+        f = filled[:, c]
+        pair &= f[None, :] >= f[:, None]
+    ii, jj = np.nonzero(pair)
+    while start < k and len(ii):
+        stop = min(k, start + max(1, PAIR_BLOCK // len(ii)))
+        keep = (filled[jj, start:stop] >= filled[ii, start:stop]).all(axis=1)
+        ii, jj = ii[keep], jj[keep]
+        start = stop
+    strict = np.zeros(len(ii), dtype=bool)
+    for start in range(0, k, max(1, PAIR_BLOCK // max(1, len(ii)))):
+        stop = start + max(1, PAIR_BLOCK // max(1, len(ii)))
+        strict |= (filled[jj, start:stop] > filled[ii, start:stop]).any(axis=1)
+    ii, jj = ii[strict], jj[strict]
+    out: dict[str, list[str]] = {name: [] for name in models}
+    for i, j in zip(ii.tolist(), jj.tolist(), strict=True):  # np.nonzero: j ascending per i
+        out[models[i]].append(models[j])
     return out

@@ -24,17 +24,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..normalisers import apply_normaliser, get_normaliser
-from ..scoring import Scores
+from ..scoring import TIE_DECIMALS, Scores
 
-DECIMALS = 12  # the rounding of scoring.rank_desc: scores equal to 12 decimals tie
 GRID_STEPS = 48  # grid points per side for the bracketed root finding (x 10^(1/8) apart)
 TOL = 1e-9
 
 
 def ok_pair(fi: np.ndarray, fj: np.ndarray) -> np.ndarray:
     """True where model i (score ``fi``) ranks at least as high as j (ties count; NaN is last)."""
-    ri = np.round(fi, DECIMALS)
-    rj = np.round(fj, DECIMALS)
+    ri = np.round(fi, TIE_DECIMALS)
+    rj = np.round(fj, TIE_DECIMALS)
     with np.errstate(invalid="ignore"):
         return ~np.isnan(ri) & ~(rj > ri)
 
@@ -114,35 +113,42 @@ class WeightFamily:
 
     kind = "weight"
 
-    def __init__(self, sc: Scores):
+    def __init__(self, sc: Scores, paths=None):
+        """``paths``: only the weights of these key paths (None: every weight)."""
         cfg = sc.config
         lm, lb, lc = _levels(sc)
+        cats = [(c.name, c.weight) for c in cfg.categories]
+        benches = [(f"{c.name}/{b.name}", b.weight) for c in cfg.categories for b in c.benchmarks]
+        metrics = list(
+            zip(cfg.metric_paths(), [m.weight for _c, _b, m in cfg.iter_metrics()], strict=True)
+        )
+        want = None if paths is None else set(paths)
+        ci, bi, mi = (
+            np.asarray([k for k, (p, _w) in enumerate(lv) if want is None or p in want], np.intp)
+            for lv in (cats, benches, metrics)
+        )
         self.paths, self.t0 = [], []
-        for c in cfg.categories:
-            self.paths.append(c.name)
-            self.t0.append(c.weight)
-        for c in cfg.categories:
-            for b in c.benchmarks:
-                self.paths.append(f"{c.name}/{b.name}")
-                self.t0.append(b.weight)
-        self.paths += cfg.metric_paths()
-        self.t0 += [m.weight for _c, _b, m in cfg.iter_metrics()]
+        for lv, keep in ((cats, ci), (benches, bi), (metrics, mi)):
+            self.paths += [lv[k][0] for k in keep]
+            self.t0 += [lv[k][1] for k in keep]
         self.t0 = np.asarray(self.t0, dtype=float)
         self.fields = ["weight"] * len(self.paths)
         self.lo = np.zeros(len(self.t0))
         self.hi = np.full(len(self.t0), np.inf)
         parts = [
-            self._direct(lc, np.arange(lc.v.shape[1])),
-            self._up(self._direct(lb, np.arange(lb.v.shape[1])), lc, lb.parent),
+            self._direct(lc, ci),
+            self._up(self._direct(lb, bi), lc, lb.parent[bi]),
             self._up(
-                self._up(self._direct(lm, np.arange(lm.v.shape[1])), lb, lm.parent),
+                self._up(self._direct(lm, mi), lb, lm.parent[mi]),
                 lc,
-                lb.parent[lm.parent],
+                lb.parent[lm.parent[mi]],
             ),
         ]
         self.p, self.q, self.r, self.s, self.valid, self.f0 = (
             np.concatenate([x[k] for x in parts], axis=1) for k in range(6)
         )
+        v = _vetoed(sc)  # a vetoed model scores 0 under every weight: the constant 0 / 1
+        self.p[v], self.q[v], self.r[v], self.s[v], self.valid[v], self.f0[v] = 0, 0, 1, 0, 1, 0
         sc_ = np.maximum(np.abs(self.r) + np.abs(self.s), 1e-300)  # scale for the quadratics
         self.p, self.q, self.r, self.s = (x / sc_ for x in (self.p, self.q, self.r, self.s))
         self.n_models = self.p.shape[0]
@@ -216,20 +222,35 @@ class WeightFamily:
 # ------------------------------------------------------------------------------------------------
 
 
-def _affine_parts(sc: Scores):
-    """overall = alpha + beta * metric score, per model and metric (beta 0 where it is missing)."""
+def _vetoed(sc: Scores) -> np.ndarray:
+    """The models the config's vetoes hold at an overall score of 0, whatever the settings."""
+    return sc.vetoed if sc.vetoed is not None else np.zeros(len(sc.models), dtype=bool)
+
+
+def _affine_parts(sc: Scores, cols=None):
+    """overall = alpha + beta * metric score, per model and metric (beta 0 where it is missing).
+    ``cols``: only these metric columns are filled in (the others 0); None: all."""
     lm, lb, lc = _levels(sc)
+    n, k = sc.metric_scores.shape
+    sel = np.arange(k) if cols is None else np.asarray(cols, dtype=np.intp)
+    pm = lm.parent[sel]  # benchmark of each column
+    pb = lb.parent[pm]  # its category
+    pc = lc.parent[pb]  # the overall group (0)
     with np.errstate(all="ignore"):
-        fm = np.where(lm.D[:, lm.parent] > 0, lm.w / lm.D[:, lm.parent], 0.0)
-        fb = np.where(lb.D[:, lb.parent] > 0, lb.w / lb.D[:, lb.parent], 0.0)
-        fc = np.where(lc.D[:, lc.parent] > 0, lc.w / lc.D[:, lc.parent], 0.0)
-    beta = fm * fb[:, lm.parent] * fc[:, lb.parent][:, lm.parent]
-    ms = sc.metric_scores
+        fm = np.where(lm.D[:, pm] > 0, lm.w[sel] / lm.D[:, pm], 0.0)
+        fb = np.where(lb.D[:, pb] > 0, lb.w[pm] / lb.D[:, pb], 0.0)
+        fc = np.where(lc.D[:, pc] > 0, lc.w[pb] / lc.D[:, pc], 0.0)
+    beta = fm * fb * fc
+    ms = sc.metric_scores[:, sel]
     # a metric counts only through a present benchmark in a present category
-    live = ~np.isnan(ms) & lb.valid[:, lm.parent] & lc.valid[:, lb.parent][:, lm.parent]
-    beta = np.where(live, beta, 0.0)
+    live = ~np.isnan(ms) & lb.valid[:, pm] & lc.valid[:, pb]
+    beta = np.where(live & ~_vetoed(sc)[:, None], beta, 0.0)  # vetoed: overall 0 throughout
     alpha = sc.overall_scores[:, None] - beta * np.nan_to_num(ms)
-    return alpha, beta
+    if cols is None:
+        return alpha, beta
+    full_a, full_b = np.zeros((n, k)), np.zeros((n, k))
+    full_a[:, sel], full_b[:, sel] = alpha, beta
+    return full_a, full_b
 
 
 class ParamFamily:
@@ -375,11 +396,17 @@ class ParamFamily:
         return out
 
 
-def param_families(sc: Scores) -> list[ParamFamily]:
-    """A family per (normaliser, editable field) over the metrics where that field is a number."""
+def param_families(sc: Scores, only=None) -> list[ParamFamily]:
+    """A family per (normaliser, editable field) over the metrics where that field is a number
+    (``only``: the metrics of these paths; None: all).
+
+    Per-instance metrics (``sc.instances``) are left out: their score is a mean of instance
+    scores, not the normaliser of one raw value per model that the families model."""
     plan = sc.plan
-    alpha, beta = _affine_parts(sc)
+    affine = None  # (alpha, beta), computed when a family needs it
     paths = sc.config.metric_paths()
+    want = None if only is None else set(only)
+    cols = None if want is None else [j for j, p in enumerate(paths) if p in want]
     fams = []
     for name, gcols, _static, _dynamic in plan.groups:
         norm = get_normaliser(name)
@@ -391,12 +418,14 @@ def param_families(sc: Scores) -> list[ParamFamily]:
             keep = [
                 k
                 for k in range(len(gcols))
-                if (k, field) not in dyn and not np.isnan(params[field][k])
+                if (k, field) not in dyn
+                and not np.isnan(params[field][k])
+                and int(gcols[k]) not in sc.instances
+                and (want is None or paths[gcols[k]] in want)
             ]
             if keep:
+                affine = affine or _affine_parts(sc, cols)
                 fams.append(
-                    ParamFamily(
-                        sc, name, gcols, np.asarray(keep), field, params, alpha, beta, paths
-                    )
+                    ParamFamily(sc, name, gcols, np.asarray(keep), field, params, *affine, paths)
                 )
     return fams

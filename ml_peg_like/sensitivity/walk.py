@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .families import DECIMALS, midpoint, ok_pair
+from ..scoring import TIE_DECIMALS
+from .families import midpoint, ok_pair
 
 CHUNK = 512  # values per vectorised block (bounds memory: models x CHUNK x pieces)
 REP_CHUNK = 512  # pieces per block in the global walks
@@ -67,7 +68,9 @@ def leader_intervals(fam, leaders) -> tuple[np.ndarray, np.ndarray]:
         for i in leaders:
             # only a model whose best score can reach the leader's worst can overtake it
             with np.errstate(invalid="ignore"):
-                reach = np.round(smax[:, cols], DECIMALS) >= np.round(smin[i, cols], DECIMALS)
+                reach = np.round(smax[:, cols], TIE_DECIMALS) >= np.round(
+                    smin[i, cols], TIE_DECIMALS
+                )
             reach |= np.isnan(smin[i, cols])[None, :]  # a leader that may lose its score
             reach[i] = False
             rows = np.nonzero(reach.any(axis=1))[0]
@@ -96,7 +99,7 @@ def _union_candidates(fam, col, models):
 
 
 def _scores_at(fam, col, t):
-    return np.round(fam.ev(np.arange(fam.n_models)[:, None], col, t[None, :]), DECIMALS)
+    return np.round(fam.ev(np.arange(fam.n_models)[:, None], col, t[None, :]), TIE_DECIMALS)
 
 
 def topk_ok(f, members, k):

@@ -8,5 +8,5 @@ are its own (``register(app, ...)``); :func:`ml_peg_like.dashboard.create_app` c
 - curve: the normalisation curve of the selected metric
 - edit: the one server callback that answers every action (an edit, a reset, a link, a click)
   with every part's new state in one round trip
-- robustness_*: the rank-robustness view (ids, figures, tables, layout, background callbacks)
+- robustness_*: the rank-robustness view (figures, tables, layout, callbacks: the background job)
 """

@@ -8,6 +8,9 @@ from dash import ALL, ClientsideFunction, Input, Output, dcc, html
 
 from ...config import Benchmark, Config
 from .. import ids
+from ..curve_axis import XSCALES
+
+__all__ = ["XSCALES", "graph", "layout", "metric_options", "register"]
 
 
 def layout() -> html.Div:
@@ -24,10 +27,29 @@ def layout() -> html.Div:
                         className="metric-pick",
                         placeholder="Metric…",
                     ),
+                    html.Div(
+                        [
+                            html.Span("x axis", className="xscale-label"),
+                            dcc.RadioItems(
+                                id=ids.CURVE_XSCALE,
+                                options=[
+                                    {"label": "auto", "value": "auto"},
+                                    {"label": "linear", "value": "linear"},
+                                    {"label": "log x", "value": "log"},
+                                ],
+                                value=XSCALES[0],
+                                inline=True,
+                                className="xscale",
+                            ),
+                        ],
+                        className="xscale-wrap",
+                        title="auto: a log axis when the values span more than three decades",
+                    ),
                 ],
                 className="panel-head",
             ),
             html.Div(id=ids.CURVE_HOLDER, className="curve-holder"),
+            html.Div(id=ids.BENCH_FIG_HOLDER, className="bench-fig-holder"),
         ],
         id=ids.PLOT_WRAP,
         className="plot-panel",

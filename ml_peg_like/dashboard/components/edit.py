@@ -17,16 +17,19 @@ from typing import Any
 from dash import ALL, Input, Output, State, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
-from ...config import Config, loads_config
+from ...config import ROOT, Config, loads_config
 from ...errors import ConfigError, Problem
 from .. import ids
 from ..cache import ScoreCache
-from ..figures import curve_figure, curve_patch
+from ..figures import curve_figure
 from ..state import (
     MAX_STATE_CHARS,
     MAX_TEXT,
     Q_FILTER,
     Q_METRIC,
+    Q_MISSING,
+    Q_SHOW,
+    Q_SORT,
     Q_STATE,
     Q_VIEW,
     Changes,
@@ -48,9 +51,17 @@ from ..state import (
     split_where,
 )
 from ..tables import canonical_view, column_defs, row_data, threshold_problems, view_node
-from . import curve, grid, navigation, settings, toolbar
+from . import curve, grid, navigation, policy, settings, toolbar
+from . import explore as explore_view
 from .inputs import attr_selection, boxes_of, text
+from .presets import apply_preset
 from .rowsync import RowSync
+from .sensitivity import EDIT_INPUTS as SENS_INPUTS
+from .sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
+from .sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
+from .sensitivity import Sensitivity, click_edit
+from .sensitivity import labels as whatif_labels
+from .viewstate import apply_sort, effective_sort, sort_text
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
@@ -88,6 +99,14 @@ OUTPUTS = dict(
     upload=Output(ids.UPLOAD, "contents"),
     picks=Output(ids.MODEL_FILTER, "value"),
     attr_value=Output(ids.attr(ALL), "value"),
+    shown_count=Output(ids.SHOWN_COUNT, "children"),
+    policy=Output(ids.MISSING_POLICY, "value"),
+    overrides=Output(ids.POLICY_OVERRIDES, "children"),
+    no_score=Output(ids.NO_SCORE, "children"),
+    skip_style=Output(ids.MISSING_SKIP, "style"),
+    show_value=Output(ids.SHOW, "value"),
+    preset=Output(ids.PRESET, "value"),
+    **explore_view.OUTPUTS,
 )
 INPUTS = dict(
     box=Input(BOX, "value"),
@@ -101,6 +120,12 @@ INPUTS = dict(
     show=Input(ids.SHOW, "value"),
     models=Input(ids.MODEL_FILTER, "value"),
     attrs=Input(ids.attr(ALL), "value"),
+    rank_shown=Input(ids.RANK_SHOWN, "value"),
+    xscale=Input(ids.CURVE_XSCALE, "value"),
+    policy=Input(ids.MISSING_POLICY, "value"),
+    use_skip=Input(ids.MISSING_SKIP, "n_clicks"),
+    sort=Input(ids.SORT, "data"),
+    **explore_view.INPUTS,
 )
 STATES = dict(
     filename=State(ids.UPLOAD, "filename"),
@@ -139,26 +164,44 @@ def _threshold_status(problems: dict[tuple[str, str], str], what: str) -> html.D
 
 
 def register(
-    app, cache: ScoreCache, *, on_changes: OnChanges | None = None, deltas: bool | str = "auto"
+    app,
+    cache: ScoreCache,
+    *,
+    on_changes: OnChanges | None = None,
+    sensitivity: Sensitivity | None = None,
+    deltas: bool | str = "auto",
 ) -> None:
     """The edit callback. ``on_changes(changes)``: called after every accepted change of the
     settings, inside the same request (e.g. to update another part with ``set_props``).
+    ``sensitivity``: the boxes' stability intervals, dominance marks, curve bands and the
+    what-if buttons (components/sensitivity.py) go in the same response.
     ``deltas``: send the grid only the cells that changed ("auto": when the table is large;
     False: the whole table each time; see ``rowsync.RowSync``)."""
     defaults = cache.defaults
     paths = cache.paths
-    rowsync = RowSync(
-        cache,
-        lambda sc, view, models: row_data(
-            sc, view, default_ranks=cache.default_scores.ranks, models=models
-        ),
-        deltas=deltas,
-    )
+    sens = sensitivity
+    outputs = {**OUTPUTS, **SENS_OUTPUTS} if sens else OUTPUTS
+    inputs = {**INPUTS, **SENS_INPUTS} if sens else INPUTS
+    wildcards = (*WILDCARD_OUTPUTS, *SENS_WILDCARD) if sens else WILDCARD_OUTPUTS
 
-    @app.callback(output=OUTPUTS, inputs=INPUTS, state=STATES, prevent_initial_call=True)
+    def build_rows(changes_key: str, scores, view: str, models, rank_shown: bool) -> list[dict]:
+        sv = sens.view_state(changes_key, scores, view) if sens else None
+        return row_data(
+            scores,
+            view,
+            default_overall=cache.default_scores.overall_scores,
+            models=models,
+            dominated=sv.dominated if sv else None,
+            names=cache.display,
+            rank_shown=rank_shown,
+        )
+
+    rowsync = RowSync(cache, build_rows, deltas=deltas)
+
+    @app.callback(output=outputs, inputs=inputs, state=STATES, prevent_initial_call=True)
     def update(**kw: Any) -> dict[str, Any]:
         out = _update(**kw)
-        for key in WILDCARD_OUTPUTS:
+        for key in wildcards:
             if out[key] is no_update:
                 out[key] = [no_update] * len(ctx.outputs_grouping[key])
         return out
@@ -183,6 +226,8 @@ def register(
         v = canonical_view(defaults, text(raw_view.get(ids.VIEW_PATH)))
         metric = text(raw_view.get(ids.VIEW_METRIC))
         v0, metric0 = v, metric
+        page = page0 = explore_view.page_of(raw_view.get(ids.VIEW_PATH))  # explore, compare
+        sel = explore_view.selection(cache, kw)
         show = kw["show"] if kw["show"] in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0]
         filters = clean_filters(
             {
@@ -195,6 +240,7 @@ def register(
         for key, limit in (("qs", MAX_STATE_CHARS + 4000), ("colsig", 64), ("filename", 255)):
             kw[key] = text(kw[key], limit)
         out: dict[str, Any] = {k: no_update for k in ctx.outputs_grouping}
+        sort = sort_text(parse_query(kw["qs"] or "").get(Q_SORT, ""))  # kept unless changed
         new_changes = changes
         new_cfg: Config | None = None  # the config of new_changes, when already built
         rewrite = False  # rewrite every box from the state (reset, preset, upload, URL)
@@ -238,14 +284,32 @@ def register(
             name = kw["preset"]
             if not name or not isinstance(name, str):
                 raise PreventUpdate
-            try:
-                new_changes = effective_changes(defaults, defaults.presets[name])
-                new_cfg, _ = cache.scores_for(new_changes)
-                shown = status(f"Preset “{name}” applied.")
-            except (KeyError, ConfigError) as exc:
-                new_changes, new_cfg = changes, None
-                shown = status(f"Preset {name!r} cannot be applied: {exc}", "err")
+            new_changes, new_cfg, message, ok = apply_preset(cache, changes, name)
+            shown = status(message, "ok" if ok else "err")
+            if not ok:
+                out["preset"] = None  # a failed preset is not left shown as selected
             rewrite = True
+        elif trig in (ids.MISSING_POLICY, ids.MISSING_SKIP):
+            if trig == ids.MISSING_SKIP and not kw["use_skip"]:
+                raise PreventUpdate
+            cur, _ = cache.scores_for(changes)
+            if trig == ids.MISSING_SKIP:
+                wanted = policy.agg.SKIP
+                new_changes = effective_changes(
+                    defaults, policy.policy_changes(changes, wanted, cur)
+                )
+            else:
+                wanted = text(kw["policy"], 40)
+                new_changes = effective_changes(defaults, policy.policy_changes(changes, wanted))
+            try:
+                new_cfg, _ = cache.scores_for(new_changes)
+            except ConfigError as exc:
+                out["status"] = status(f"Policy not applied: {problem_text(exc)}", "err")
+                out["policy"] = cur.missing
+                return out
+            shown = status(f"Missing-data policy: {new_cfg.missing}.")
+        elif trig == ids.SORT:
+            sort = sort_text(kw["sort"])
         elif trig == ids.UPLOAD:
             contents = kw["upload"]
             if not contents or not isinstance(contents, str):
@@ -270,7 +334,10 @@ def register(
                 raise PreventUpdate
             q = parse_query(search)
             try:
-                linked_changes = effective_changes(defaults, decode_changes(q.get(Q_STATE)))
+                decoded = decode_changes(q.get(Q_STATE))
+                if q.get(Q_MISSING):
+                    decoded[ROOT] = {"missing": q[Q_MISSING][:40]}
+                linked_changes = effective_changes(defaults, decoded)
                 new_changes = clean_changes(defaults, linked_changes)
                 new_cfg, _ = cache.scores_for(new_changes)
             except (ValueError, ConfigError) as exc:
@@ -278,8 +345,15 @@ def register(
                 shown = status(f"The settings in the link were ignored: {msg}", "err")
                 new_changes, new_cfg = {}, None
             link = True
+            linked_show = q.get(Q_SHOW, "")
+            show = linked_show if linked_show in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0]
+            if show != kw["show"]:
+                out["show_value"] = show
+            sort = sort_text(q.get(Q_SORT, ""))
             v = canonical_view(defaults, q.get(Q_VIEW, ""))
             metric = q.get(Q_METRIC, "")
+            page = explore_view.page_of(q.get(Q_VIEW))
+            sel = explore_view.from_query(cache, q, out)
             rewrite = True
             linked = decode_filters(q.get(Q_FILTER), cache.models, cache.attr_options)
             if linked != filters:
@@ -296,10 +370,39 @@ def register(
                 raise PreventUpdate
             v = canonical_view(defaults, text(want.get(ids.VIEW_PATH)))
             metric = text(want.get(ids.VIEW_METRIC))
-        elif trig not in (ids.SHOW, ids.MODEL_FILTER) and kind != ids.T_ATTR:
+            page = explore_view.page_of(want.get(ids.VIEW_PATH))
+        elif kind == ids.T_WHATIF and sens:  # a what-if change: an edit of that box
+            if not ctx.triggered or not ctx.triggered[0].get("value"):
+                raise PreventUpdate  # the button was just drawn, not clicked
+            try:
+                new_changes, new_cfg = apply_edit(
+                    defaults, changes, click_edit(trig, defaults, changes)
+                )
+            except (KeyError, ConfigError) as exc:
+                msg = problem_text(exc) if isinstance(exc, ConfigError) else "unknown path"
+                new_changes, new_cfg = changes, None
+                shown = status(f"That change cannot be applied: {msg}", "err")
+            rewrite = True
+        elif (
+            trig
+            not in (
+                ids.SHOW,
+                ids.MODEL_FILTER,
+                ids.RANK_SHOWN,
+                ids.CURVE_XSCALE,
+                *explore_view.CONTROLS,
+            )
+            and kind != ids.T_ATTR
+        ):
             raise PreventUpdate
 
-        view_changed = v != v0
+        view_changed = v != v0 or page != page0
+        # the sort belongs to a view (a link sets both); a metric's sort follows the toggle
+        sort = (
+            ""
+            if view_changed and trig != ids.URL
+            else effective_sort(sort, show, grid.SHOW_OPTIONS[0])
+        )
         node = view_node(defaults, v)
         if node is None or not hasattr(node, "metrics"):
             metric = ""
@@ -335,18 +438,22 @@ def register(
             out["changes"] = new_changes
             if on_changes is not None:
                 on_changes(new_changes)
-        if v != v0 or metric != metric0:
-            out["view"] = {ids.VIEW_PATH: v, ids.VIEW_METRIC: metric}
+        if view_changed or metric != metric0:
+            out["view"] = {ids.VIEW_PATH: page or v, ids.VIEW_METRIC: metric}
         query = make_query(
             new_changes,
-            v,
+            page or v,
             metric if metric != first_metric(defaults, v) else "",
             filters,
             encoded=key,
+            view_extra={Q_SHOW: "" if show == grid.SHOW_OPTIONS[0] else show, Q_SORT: sort},
         )
+        query = explore_view.query_tail(query, page, sel)
         if query != (kw["qs"] or "") or trig == ids.URL:
             out["search"] = query
             out["qs"] = query
+        sv = sens.view_state(key, scores, v) if sens else None
+        shown_models = filtered_models(filters, cache.models, cache.attr_values)
         rowsync.output(
             out,
             kw["rowkey"],
@@ -354,30 +461,61 @@ def register(
             scores=scores,
             view=v,
             filters=filters,
-            models=filtered_models(filters, cache.models, cache.attr_values),
+            models=shown_models,
+            rank_shown=bool(kw["rank_shown"]),
         )
+        n_all = len(cache.models)
+        out["shown_count"] = toolbar.shown_text(
+            n_all if shown_models is None else len(shown_models), n_all
+        )
+        if sens:
+            out["whatif_label"] = whatif_labels(
+                ctx.outputs_grouping["whatif_label"], defaults, new_changes
+            )
         changed_set = {p for p, f in new_changes.items() if f}
-        cols = column_defs(scores, v, show=show, changed=changed_set, metric=metric)
+        cols = apply_sort(
+            column_defs(scores, v, show=show, changed=changed_set, metric=metric), sort
+        )
+        bar = policy.bar_state(scores)
+        if bar["value"] != kw["policy"]:
+            out["policy"] = bar["value"]
+        out["overrides"] = bar["overrides"]
+        out["no_score"] = bar["text"]
+        out["skip_style"] = bar["button"]
         sig = grid.colsig(cols)
         if sig != kw["colsig"]:
             out["cols"] = cols
             out["colsig"] = sig
         is_bench = bool(metric)
         if is_bench:
-            figure = curve_figure(scores, metric)
-            if kw["graph"] and metric == metric0 and not view_changed and figure["data"]:
-                # the same metric's curve is in the fig store: only what an edit changes
-                out["figure"] = curve_patch(figure)
-            elif kw["graph"]:
+            xscale = kw["xscale"] if kw["xscale"] in curve.XSCALES else curve.XSCALES[0]
+            figure = curve_figure(
+                scores,
+                metric,
+                sv.band(metric) if sv else None,
+                names=cache.display,
+                xscale=xscale,
+            )
+            if kw["graph"]:
                 # the graph exists: its figure follows in the browser once the table is drawn
                 out["figure"] = figure
             else:
                 out["curve"] = curve.graph(figure)  # first benchmark view: create it
-                out["figure"] = figure  # and the fig store holds it (later edits patch it)
             if metric != metric0 or view_changed:
                 out["mval"] = metric
         n_changed = sum(len(f) for f in new_changes.values())
         n_before = sum(len(f) for f in changes.values())
+        explore_view.fill(
+            out,
+            cache=cache,
+            scores=scores,
+            page=page,
+            view=v,
+            is_bench=is_bench,
+            sel=sel,
+            models=shown_models,
+            view_changed=view_changed,
+        )
         if n_changed != n_before or rewrite:
             out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"
             out["reset_disabled"] = n_changed == 0
@@ -387,7 +525,9 @@ def register(
             out["status"] = None
 
         if view_changed:
-            out["settings"] = settings.panel(defaults, cfg, new_changes, v, problems)
+            out["settings"] = settings.panel(
+                defaults, cfg, new_changes, v, problems, sv.texts if sv else None
+            )
             out["crumbs"] = navigation.breadcrumb(defaults, v)
             out["mopts"] = curve.metric_options(defaults, v)
             out["plot_style"] = SHOWN if is_bench else HIDDEN
@@ -411,4 +551,6 @@ def register(
             else no_update
             for m in ctx.outputs_grouping["msg"]
         ]
+        if sv:
+            out["interval"] = sv.outputs(ctx.outputs_grouping["interval"])
         return out

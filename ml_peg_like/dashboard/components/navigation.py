@@ -23,6 +23,19 @@ def sidebar(cfg: Config) -> html.Nav:
             n_clicks=0,
         )
     ]
+    for page, label, tip in (
+        (ids.PAGE_EXPLORE, "Explore", "Scatter any two quantities, one point per model"),
+        (ids.PAGE_COMPARE, "Compare", "Up to six models side by side"),
+    ):
+        items.append(
+            html.Button(
+                label,
+                id=ids.by_path(ids.T_NAV, page),
+                className="nav-item top",
+                n_clicks=0,
+                title=tip,
+            )
+        )
     for c in cfg.categories:
         items.append(
             html.Button(

@@ -61,9 +61,11 @@ def layout(
     curve: Any,
     after_grid: list | None = None,
     main_end: list | None = None,
+    head_tools: Any = None,
 ) -> html.Div:
     """The page from its parts: ``after_grid`` goes right below the grid, ``main_end`` at the end
-    of the main area (the places of the robustness view's tau line and panel)."""
+    of the main area (the places of the robustness view's tau line and panel); ``head_tools``
+    at the end of the title row (the menu and theme buttons)."""
     return html.Div(
         [
             *stores,
@@ -73,6 +75,7 @@ def layout(
                         [
                             html.H1(title, id=ids.TITLE),
                             html.Span(summary, className="summary", id=ids.SUMMARY),
+                            *([head_tools] if head_tools is not None else []),
                         ],
                         className="title-row",
                     ),

@@ -16,8 +16,9 @@ from dash.exceptions import PreventUpdate
 from ...config import dump_config
 from ...errors import ConfigError, MlPegLikeError
 from ...robustness import kendall_tau, rank_robustness, spearman_rho
+from .. import ids
+from ..jobs import use_secret
 from ..state import clean_changes, try_changes
-from . import robustness_ids as ids
 from .robustness_figures import queued_text, tau_text
 from .robustness_tables import _error, results_view
 
@@ -133,12 +134,15 @@ def tau_line_text(engine, changes: Any) -> str | None:
         return None
 
 
-def register(app, engine, manager, *, tau_callback: bool = True) -> None:
+def register(app, engine, manager) -> None:
     """The view's callbacks on ``app`` for the dashboard's score cache ``engine``: the Run nonce
-    and the stale note (browser side, ``assets/robustness.js``), the Monte Carlo as a background
-    callback on ``manager`` (see :mod:`ml_peg_like.dashboard.jobs`; a bounded manager is told
-    how to show "queued" and "busy"), and — unless ``tau_callback=False`` (the main callback
-    then fills it in its own response) — the tau line."""
+    and the stale note (browser side, ``assets/robustness.js``) and the Monte Carlo as a
+    background callback on ``manager`` (see :mod:`ml_peg_like.dashboard.jobs`; a bounded manager
+    is told how to show "queued" and "busy"; the app signs its job handles with the manager's
+    secret). The tau line has no callback: the edit callback fills it in its own response
+    (:func:`tau_line_text`, handed in by ``create_app``)."""
+    if getattr(manager, "secret", None) and not app.server.secret_key:
+        use_secret(app, manager)
     _ENGINES[engine_token(engine)] = engine
     if hasattr(manager, "on_busy"):  # the bounded queue: how "queued" and "busy" are shown
         manager.on_queued = lambda ahead: (0, 1, queued_text(ahead))
@@ -148,37 +152,37 @@ def register(app, engine, manager, *, tau_callback: bool = True) -> None:
     # same time get distinct job keys (Dash keys a job by its arguments)
     app.clientside_callback(
         ClientsideFunction("robustness", "request"),
-        Output(ids.REQUEST, "data"),
-        Input(ids.RUN, "n_clicks"),
+        Output(ids.ROB_REQUEST, "data"),
+        Input(ids.ROB_RUN, "n_clicks"),
         prevent_initial_call=True,
     )
 
     @app.callback(
-        Output(ids.RESULTS, "children"),
-        Output(ids.META, "data"),
-        Output(ids.MESSAGE, "children"),
-        Input(ids.REQUEST, "data"),
+        Output(ids.ROB_RESULTS, "children"),
+        Output(ids.ROB_META, "data"),
+        Output(ids.ROB_MESSAGE, "children"),
+        Input(ids.ROB_REQUEST, "data"),
         State(ids.CHANGES, "data"),
-        State(ids.SAMPLES, "value"),
-        State(ids.CONCENTRATION, "value"),
-        State(ids.JITTER, "value"),
-        State(ids.TOP_K, "value"),
-        State(ids.SEED, "value"),
-        State(ids.TOKEN, "data"),
+        State(ids.ROB_SAMPLES, "value"),
+        State(ids.ROB_CONCENTRATION, "value"),
+        State(ids.ROB_JITTER, "value"),
+        State(ids.ROB_TOP_K, "value"),
+        State(ids.ROB_SEED, "value"),
+        State(ids.ROB_TOKEN, "data"),
         background=True,
         manager=manager,
         running=[
-            (Output(ids.RUN, "disabled"), True, False),
-            (Output(ids.CANCEL, "disabled"), False, True),
-            (Output(ids.PROGRESS_WRAP, "className"), "rob-progress on", "rob-progress"),
+            (Output(ids.ROB_RUN, "disabled"), True, False),
+            (Output(ids.ROB_CANCEL, "disabled"), False, True),
+            (Output(ids.ROB_PROGRESS_WRAP, "className"), "rob-progress on", "rob-progress"),
         ],
         progress=[
-            Output(ids.PROGRESS, "value"),
-            Output(ids.PROGRESS, "max"),
-            Output(ids.PROGRESS_TEXT, "children"),
+            Output(ids.ROB_PROGRESS, "value"),
+            Output(ids.ROB_PROGRESS, "max"),
+            Output(ids.ROB_PROGRESS_TEXT, "children"),
         ],
         progress_default=[0, 1, ""],
-        cancel=[Input(ids.CANCEL, "n_clicks")],
+        cancel=[Input(ids.ROB_CANCEL, "n_clicks")],
         interval=POLL_MS,
         prevent_initial_call=True,
     )
@@ -210,29 +214,16 @@ def register(app, engine, manager, *, tau_callback: bool = True) -> None:
             return no_update, no_update, _error(message)
         # the changes store as it was (compared in the browser to say when it differs)
         meta = {"changes": changes, "samples": int(result.settings["samples"])}
-        return results_view(result), meta, None
-
-    if tau_callback:
-
-        @app.callback(
-            Output(ids.TAU, "children"),
-            Input(ids.CHANGES, "data"),
-            prevent_initial_call=True,
-        )
-        def update_tau(changes):
-            text = tau_line_text(engine, changes)
-            if text is None:
-                raise PreventUpdate
-            return text
+        return results_view(result, getattr(eng, "display", None)), meta, None
 
     # in the browser: an edit costs no extra request (the changes store is compared with the
     # one the shown analysis ran on)
     app.clientside_callback(
         ClientsideFunction("robustness", "stale"),
-        Output(ids.STALE, "children"),
-        Output(ids.STALE, "className"),
+        Output(ids.ROB_STALE, "children"),
+        Output(ids.ROB_STALE, "className"),
         Input(ids.CHANGES, "data"),
-        Input(ids.META, "data"),
-        State(ids.TEXTS, "data"),
+        Input(ids.ROB_META, "data"),
+        State(ids.ROB_TEXTS, "data"),
         prevent_initial_call=True,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html as _html
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -32,10 +33,6 @@ HEAT_SCALE = [
     [0.7, "#0969da"],
     [1.0, "#0a3069"],
 ]
-
-#: engines by token (see the module docstring); filled by attach_robustness
-_ENGINES: dict[str, Any] = {}
-
 
 # ------------------------------------------------------------------------------------------------
 # Formatting (pure)
@@ -159,14 +156,20 @@ def _title(text: str, x: float) -> dict:
     )
 
 
-def rank_figure(summary: pd.DataFrame, top_k: int, *, max_models: int = MAX_PLOT_MODELS) -> dict:
+def rank_figure(
+    summary: pd.DataFrame,
+    top_k: int,
+    *,
+    max_models: int = MAX_PLOT_MODELS,
+    names: Mapping[str, str] | None = None,
+) -> dict:
     """One row per model (current rank order, best on top): the median rank with its 5-95%
     interval and the current rank (left), P(rank 1) (middle) and P(top k) (right) as bars with
     their percentages written on them."""
     s = _shown(summary, max_models)
     n = len(s)
     n_all = len(summary)
-    names = [str(m) for m in s["model"]]
+    names = [(names or {}).get(str(m), str(m)) for m in s["model"]]  # display names
     y = list(range(n))
     med = s["median_rank"].to_numpy(float)
     lo = s["rank_5"].to_numpy(float)
@@ -307,11 +310,12 @@ def acceptability_figure(
     *,
     max_models: int = MAX_PLOT_MODELS,
     max_ranks: int = MAX_HEAT_RANKS,
+    names: Mapping[str, str] | None = None,
 ) -> dict:
     """The rank-acceptability heat map: model (current rank order) x rank -> P(model at that
     rank), with the current rank outlined."""
     s = _shown(summary, max_models)
-    names = [str(m) for m in s["model"]]
+    names = [(names or {}).get(str(m), str(m)) for m in s["model"]]  # display names
     n = len(names)
     acc = acceptability.loc[list(s["model"])].to_numpy(float) if n else np.zeros((0, 1))
     n_ranks_all = acc.shape[1]

@@ -11,7 +11,7 @@ from ...robustness import (
     DEFAULT_THRESHOLD_JITTER,
     DEFAULT_TOP_K,
 )
-from . import robustness_ids as ids
+from .. import ids
 from .robustness_callbacks import (
     MAX_CONCENTRATION,
     MAX_JITTER_PCT,
@@ -56,7 +56,7 @@ def robustness_panel(engine) -> html.Section:
         [
             _field(
                 "Samples",
-                ids.SAMPLES,
+                ids.ROB_SAMPLES,
                 DEFAULT_SAMPLES,
                 step=1,
                 lo=1,
@@ -66,7 +66,7 @@ def robustness_panel(engine) -> html.Section:
             ),
             _field(
                 "Concentration",
-                ids.CONCENTRATION,
+                ids.ROB_CONCENTRATION,
                 DEFAULT_CONCENTRATION,
                 step="any",
                 lo=0,
@@ -76,7 +76,7 @@ def robustness_panel(engine) -> html.Section:
             ),
             _field(
                 "Threshold jitter %",
-                ids.JITTER,
+                ids.ROB_JITTER,
                 round(DEFAULT_THRESHOLD_JITTER * 100, 6),
                 step="any",
                 lo=0,
@@ -86,7 +86,7 @@ def robustness_panel(engine) -> html.Section:
             ),
             _field(
                 "Top k",
-                ids.TOP_K,
+                ids.ROB_TOP_K,
                 min(DEFAULT_TOP_K, n_models),
                 step=1,
                 lo=1,
@@ -96,7 +96,7 @@ def robustness_panel(engine) -> html.Section:
             ),
             _field(
                 "Seed",
-                ids.SEED,
+                ids.ROB_SEED,
                 0,
                 step=1,
                 lo=0,
@@ -108,14 +108,14 @@ def robustness_panel(engine) -> html.Section:
                 [
                     html.Button(
                         "Run analysis",
-                        id=ids.RUN,
+                        id=ids.ROB_RUN,
                         className="btn rob-run",
                         n_clicks=0,
                         title="Run the Monte Carlo on the current settings",
                     ),
                     html.Button(
                         "Cancel",
-                        id=ids.CANCEL,
+                        id=ids.ROB_CANCEL,
                         className="btn",
                         n_clicks=0,
                         disabled=True,
@@ -129,10 +129,10 @@ def robustness_panel(engine) -> html.Section:
     )
     progress = html.Div(
         [
-            html.Progress(id=ids.PROGRESS, value=0, max=1),
-            html.Span(id=ids.PROGRESS_TEXT, className="rob-progress-text"),
+            html.Progress(id=ids.ROB_PROGRESS, value=0, max=1),
+            html.Span(id=ids.ROB_PROGRESS_TEXT, className="rob-progress-text"),
         ],
-        id=ids.PROGRESS_WRAP,
+        id=ids.ROB_PROGRESS_WRAP,
         className="rob-progress",
     )
     return html.Section(
@@ -155,24 +155,24 @@ def robustness_panel(engine) -> html.Section:
             ),
             controls,
             progress,
-            html.Div(id=ids.STALE, className="rob-stale"),
-            html.Div(id=ids.MESSAGE),
+            html.Div(id=ids.ROB_STALE, className="rob-stale"),
+            html.Div(id=ids.ROB_MESSAGE),
             html.Div(
                 html.P(
                     "Press “Run analysis” to see rank intervals, P(rank 1), P(top k), the "
                     "acceptability heat map and leave one out for the current settings.",
                     className="rob-empty",
                 ),
-                id=ids.RESULTS,
+                id=ids.ROB_RESULTS,
             ),
             # initial data not None: a memory Store re-sets a None ``data`` on mount, which
             # would fire the callbacks that take it as an input at every page load
-            dcc.Store(id=ids.REQUEST, data={"n": 0}),
-            dcc.Store(id=ids.META, data={}),
-            dcc.Store(id=ids.TOKEN, data=engine_token(engine)),
-            dcc.Store(id=ids.TEXTS, data={"stale": STALE_TEXT}),
+            dcc.Store(id=ids.ROB_REQUEST, data={"n": 0}),
+            dcc.Store(id=ids.ROB_META, data={}),
+            dcc.Store(id=ids.ROB_TOKEN, data=engine_token(engine)),
+            dcc.Store(id=ids.ROB_TEXTS, data={"stale": STALE_TEXT}),
         ],
-        id=ids.SECTION,
+        id=ids.ROB_SECTION,
         className="rob",
     )
 
@@ -180,7 +180,7 @@ def robustness_panel(engine) -> html.Section:
 def tau_line() -> html.Div:
     return html.Div(
         [
-            html.Span(tau_text(1.0, 1.0), id=ids.TAU, className="rob-tau-text"),
+            html.Span(tau_text(1.0, 1.0), id=ids.ROB_TAU, className="rob-tau-text"),
             html.A("Rank robustness ↓", href="#robustness", className="rob-jump"),
         ],
         className="rob-tau",

@@ -4,12 +4,14 @@ cells as text)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 from dash import dcc, html
 
 from ...robustness import RobustnessResult
+from .. import ids
 from .robustness_figures import (
     _fmt_num,
     acceptability_figure,
@@ -121,7 +123,7 @@ def headline(result: RobustnessResult) -> list:
                     html.Span("Top model now: ", className="rob-k"),
                     html.Strong(top, className="rob-top"),
                     f" — {'each ' if tied else ''}first in ",
-                    html.Strong(fmt_pct(p), id="rob-p-top"),
+                    html.Strong(fmt_pct(p), id=ids.ROB_P_TOP),
                     f" of {n:,} samples.",
                 ]
             )
@@ -174,23 +176,24 @@ def headline(result: RobustnessResult) -> list:
     return lines
 
 
-def results_view(result: RobustnessResult) -> html.Div:
-    """Everything a run shows: headline, rank figure, heat map, leave one out, all models."""
+def results_view(result: RobustnessResult, names: Mapping[str, str] | None = None) -> html.Div:
+    """Everything a run shows: headline, rank figure, heat map, leave one out, all models.
+    ``names``: ``{key: display name}`` of the models in the figures."""
     k = int(result.settings["top_k"])
     graph_cfg = {"displaylogo": False, "responsive": True, "displayModeBar": False}
-    rank_fig = rank_figure(result.summary, k)
-    heat_fig = acceptability_figure(result.acceptability, result.summary)
+    rank_fig = rank_figure(result.summary, k, names=names)
+    heat_fig = acceptability_figure(result.acceptability, result.summary, names=names)
     return html.Div(
         [
             html.Div(headline(result), className="rob-headline"),
             dcc.Graph(
-                id="rob-rank-fig",
+                id=ids.ROB_RANK_FIG,
                 figure=rank_fig,
                 config=graph_cfg,
                 style={"height": f"{rank_fig['layout']['height']}px"},
             ),
             dcc.Graph(
-                id="rob-heat-fig",
+                id=ids.ROB_HEAT_FIG,
                 figure=heat_fig,
                 config=graph_cfg,
                 style={"height": f"{heat_fig['layout']['height']}px"},

@@ -28,8 +28,16 @@ from ..state import (
     filtered_models,
 )
 
-#: rows of (scores, view, models or None) -- the grid's one row builder (``tables.row_data``)
-BuildRows = Callable[[Any, str, "list[str] | None"], list[dict]]
+#: rows of (changes key, scores, view, models or None, rank among the shown) -- the grid's one
+#: row builder (``tables.row_data`` with the edit callback's arguments)
+BuildRows = Callable[[str, Any, str, "list[str] | None", bool], list[dict]]
+
+#: the view part of a row key when ranks are among the shown models (another row set)
+RANK_SHOWN = "\x00r"
+
+
+def _view_key(view: str, rank_shown: bool) -> str:
+    return view + (RANK_SHOWN if rank_shown else "")
 
 
 def stores(key: str) -> list:
@@ -82,15 +90,19 @@ class RowSync:
         self.deltas = deltas
         self.rows = RowCache()
 
-    def rows_of(self, key: str, scores, view: str, models: list[str] | None) -> list[dict]:
-        return self.rows.get(key, lambda: self.build(scores, view, models))
+    def rows_of(
+        self, key: str, changes_key: str, scores, view: str, models, rank_shown: bool
+    ) -> list[dict]:
+        return self.rows.get(key, lambda: self.build(changes_key, scores, view, models, rank_shown))
 
     def _old_rows(self, shown: Any) -> tuple[str, list[dict]] | None:
         """The rows the browser shows, rebuilt from its key (None when it is not readable)."""
         parts = parse_row_key(shown)
         if parts is None:
             return None
-        s, view, f = parts
+        s, view_key, f = parts
+        rank_shown = view_key.endswith(RANK_SHOWN)
+        view = view_key[: -len(RANK_SHOWN)] if rank_shown else view_key
         c = self.cache
         try:
             changes = clean_changes(c.defaults, decode_changes(s))
@@ -103,7 +115,7 @@ class RowSync:
         if encode_filters(filters) != f:
             return None
         models = filtered_models(filters, c.models, c.attr_values)
-        return view, self.rows_of(shown, scores, view, models)
+        return view_key, self.rows_of(shown, s, scores, view, models, rank_shown)
 
     def output(
         self,
@@ -115,20 +127,22 @@ class RowSync:
         view: str,
         filters: dict,
         models: list[str] | None,
+        rank_shown: bool = False,
     ) -> None:
         """Fill ``out["rows"]`` (the whole table) or ``out["rowdelta"]`` and ``out["rowkey"]``."""
-        key = row_key(changes_key, view, encode_filters(filters))
+        view_key = _view_key(view, rank_shown)
+        key = row_key(changes_key, view_key, encode_filters(filters))
         if not self.deltas:  # the whole table every time (the benchmark's "before")
-            out["rows"] = self.build(scores, view, models)
+            out["rows"] = self.build(changes_key, scores, view, models, rank_shown)
             out["rowkey"] = key
             return
         if key == shown:
             return  # the browser's rows are these already
-        new = self.rows_of(key, scores, view, models)
+        new = self.rows_of(key, changes_key, scores, view, models, rank_shown)
         out["rowkey"] = key
         old = self._old_rows(shown) if self.deltas else None
         delta = None
-        if old is not None and old[0] == view:
+        if old is not None and old[0] == view_key:
             delta = diff_rows(old[1], new, ids.COL_MODEL)
         if delta is not None and self.deltas == "auto":
             full_size = len(orjson.dumps(new, option=orjson.OPT_SERIALIZE_NUMPY))

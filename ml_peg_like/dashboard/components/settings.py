@@ -66,16 +66,27 @@ def _msg(path: str, problems: Problems) -> html.Div:
 
 
 def panel(
-    defaults: Config, cfg: Config, changes: Changes, view: str, problems: Problems | None = None
+    defaults: Config,
+    cfg: Config,
+    changes: Changes,
+    view: str,
+    problems: Problems | None = None,
+    intervals: Mapping[tuple[str, str], str] | None = None,
 ) -> list:
     """The boxes of ``view`` holding ``cfg``'s values; ``problems`` ``{(path, field): text}``
-    are shown in red with their message."""
+    are shown in red with their message. ``intervals`` ``{(path, field): text}``: a text beside
+    every box (its stability interval; components/sensitivity.py), None: no text."""
     node = cfg.node(view) if view else None
     problems = problems or {}
 
-    def box(path: str, field: str) -> dcc.Input:
+    def box(path: str, field: str) -> Any:
         changed = field in changes.get(path, {})
-        return _input(cfg, defaults, path, field, changed, problems.get((path, field)))
+        inp = _input(cfg, defaults, path, field, changed, problems.get((path, field)))
+        if intervals is None:
+            return inp
+        text = intervals.get((path, field), "")
+        iv = html.Span(text, id=ids.interval(path, field), className="sens-iv")
+        return html.Span([inp, iv], className="box-iv")
 
     def weight_row(path: str, name: str) -> html.Tr:
         return html.Tr(
@@ -170,9 +181,13 @@ def panel(
     ]
 
 
-def layout(defaults: Config) -> html.Div:
+def layout(defaults: Config, intervals: Mapping[tuple[str, str], str] | None = None) -> html.Div:
     """The panel of the overview (the edit callback replaces its children on navigation)."""
-    return html.Div(panel(defaults, defaults, {}, ""), id=ids.SETTINGS, className="settings-panel")
+    return html.Div(
+        panel(defaults, defaults, {}, "", intervals=intervals),
+        id=ids.SETTINGS,
+        className="settings-panel",
+    )
 
 
 def box_states(

@@ -1,27 +1,46 @@
-"""The toolbar: model and attribute filters, presets, reset all, exports and the settings upload.
-Its own callbacks are the exports (one per button, run only on a click)."""
+"""The toolbar: model and attribute filters, presets, reset all, the digits of the scores,
+exports and the settings upload. Its own callbacks are the exports (one per button, run only on
+a click; the paper exports come from :mod:`ml_peg_like.io.report`, as the CLI's) and the digits
+(in the browser: ``assets/digits.js``)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
+import datetime as _dt
 from collections.abc import Mapping
 
-from dash import Input, Output, State, dcc, html
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html
 from dash.exceptions import PreventUpdate
 
 from ...config import dump_config
 from ...errors import ConfigError
-from ...io.export import tables_csv_zip, tables_xlsx
+from ...io.export import tables_csv_zip
+from ...io.latex import report_latex
+from ...io.report import build_report, safe_file_stem
+from ...io.xlsx import report_xlsx
+from ...numfmt import MAX_DIGITS, SCORE_DIGITS, clean_digits
 from .. import ids
 from ..cache import ScoreCache
-from ..state import Changes, clean_changes
+from ..server import MAX_UPLOAD_BYTES, UPLOAD_LIMIT_TEXT
+from ..state import Changes, clean_changes, clean_filters, filtered_models
+from .inputs import attr_selection
 
-MAX_UPLOAD_BYTES = 2 * 1024 * 1024
+#: why a file above the limit is refused (by the server, and in the browser: ``assets/upload.js``)
+UPLOAD_TOO_BIG = f"the file is larger than {UPLOAD_LIMIT_TEXT}, the limit of a settings upload"
 
 _EXPORT_BUTTONS = {
     "csv": ("CSV", "Score tables of every level as CSV files in a zip"),
-    "xlsx": ("Excel", "Score tables of every level, a sheet each"),
+    "xlsx": (
+        "Excel",
+        "One workbook: Overall in rank order, Categories, Benchmarks, Metrics (raw values "
+        "and units beside the scores) and the Settings that made them",
+    ),
+    "latex": (
+        "LaTeX",
+        "A booktabs table of rank, model, overall and category scores (best in bold), "
+        "scores to the digits chosen",
+    ),
     "yaml": (
         "Config YAML",
         "The current settings as a config file (ml-peg-like score accepts it)",
@@ -29,16 +48,25 @@ _EXPORT_BUTTONS = {
 }
 
 
-def layout(models, filters: Mapping[str, list[str]], presets) -> list:
-    """The toolbar's children: ``models`` to pick from, attribute ``filters`` ``{name:
-    values}``, the config's ``presets`` (names)."""
+def shown_text(n_shown: int, n_all: int) -> str:
+    """What the count beside the filters says."""
+    if n_shown == n_all:
+        return f"All {n_all} models shown"
+    return f"{n_shown} of {n_all} models shown"
+
+
+def layout(
+    models, filters: Mapping[str, list[str]], presets, names: Mapping[str, str] | None = None
+) -> list:
+    """The toolbar's children: ``models`` to pick from (shown by ``names``: ``{key: display
+    name}``), attribute ``filters`` ``{name: values}``, the config's ``presets`` (names)."""
     parts: list = [
         html.Div(
             [
                 html.Label("Models", htmlFor=ids.MODEL_FILTER, className="tlabel"),
                 dcc.Dropdown(
                     id=ids.MODEL_FILTER,
-                    options=[{"label": m, "value": m} for m in models],
+                    options=[{"label": (names or {}).get(m, m), "value": m} for m in models],
                     multi=True,
                     placeholder="All models (type to search)",
                     className="model-filter",
@@ -74,6 +102,26 @@ def layout(models, filters: Mapping[str, list[str]], presets) -> list:
                 className="tool attrs",
             )
         )
+    models = list(models)
+    parts.append(
+        html.Div(
+            [
+                html.Span(
+                    shown_text(len(models), len(models)), id=ids.SHOWN_COUNT, className="count"
+                ),
+                dcc.Checklist(
+                    id=ids.RANK_SHOWN,
+                    options=[{"label": "rank within shown", "value": "on"}],
+                    value=[],
+                    className="rank-shown",
+                    inputClassName="rank-shown-box",
+                ),
+            ],
+            className="tool shown",
+            title="Rank within shown: ranks among the shown models only (their scores do not "
+            "change)",
+        )
+    )
     presets = list(presets)
     if presets:
         parts.append(
@@ -108,6 +156,24 @@ def layout(models, filters: Mapping[str, list[str]], presets) -> list:
             className="tool",
         ),
         html.Div(
+            [
+                html.Label("Digits", htmlFor=ids.DIGITS, className="tlabel"),
+                dcc.Dropdown(
+                    id=ids.DIGITS,
+                    options=[{"label": str(d), "value": d} for d in range(2, MAX_DIGITS - 1)],
+                    value=SCORE_DIGITS,
+                    clearable=False,
+                    searchable=False,
+                    className="digits",
+                    style={"width": "64px"},
+                ),
+                dcc.Store(id=ids.DIGITS_SINK),
+            ],
+            className="tool",
+            title="Significant digits of the scores (grid and LaTeX export; "
+            "CSV keeps full precision)",
+        ),
+        html.Div(
             [html.Span("Export", className="tlabel")]
             + [
                 html.Button(
@@ -121,11 +187,23 @@ def layout(models, filters: Mapping[str, list[str]], presets) -> list:
                     children=html.Button(
                         "Upload YAML",
                         className="btn",
-                        title="Apply a config file (same tree, up to 2 MB)",
+                        title=f"Apply a config file (same tree, up to {UPLOAD_LIMIT_TEXT})",
                     ),
+                    # larger: never read nor sent; assets/upload.js says so in the status line
+                    max_size=MAX_UPLOAD_BYTES,
                     accept=".yml,.yaml,text/yaml,application/x-yaml",
                     multiple=False,
                     className="upload",
+                ),
+                html.Span(
+                    dcc.Checklist(
+                        id=ids.EXPORT_ALL,
+                        options=[{"label": "all models", "value": "all"}],
+                        value=[],
+                        className="export-all",
+                        inputStyle={"marginRight": "4px"},
+                    ),
+                    title="Export every model (otherwise only the models the filter shows)",
                 ),
             ],
             className="tool",
@@ -141,40 +219,94 @@ def decode_upload(contents: str) -> bytes:
     if not body:
         raise ConfigError("the file could not be read")
     if len(body) > (MAX_UPLOAD_BYTES * 4) // 3 + 8:
-        raise ConfigError(f"the file is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
+        raise ConfigError(UPLOAD_TOO_BIG)
     try:
         data = base64.b64decode(body, validate=False)
     except (binascii.Error, ValueError):
         raise ConfigError("the file could not be decoded") from None
     if len(data) > MAX_UPLOAD_BYTES:
-        raise ConfigError(f"the file is larger than {MAX_UPLOAD_BYTES // 2**20} MB")
+        raise ConfigError(UPLOAD_TOO_BIG)
     if not data.strip():
         raise ConfigError("the file is empty")
     return data
 
 
-def _csv(cache: ScoreCache, changes: Changes):
-    _cfg, scores = cache.scores_for(changes)
-    return dcc.send_bytes(tables_csv_zip(scores), "scores.zip")
+class ExportRequest:
+    """What an export needs: the settings, the models to export and the digits."""
+
+    def __init__(self, cache: ScoreCache, changes: Changes, models, words: str, digits: int):
+        self.cfg, self.scores = cache.scores_for(changes)
+        self.cache = cache
+        self.models = models  # None: every model
+        self.words = words  # the filter in words ("" when none)
+        self.digits = digits
+
+    @property
+    def stem(self) -> str:
+        return safe_file_stem(self.cfg.title, _dt.date.today())
+
+    def report(self):
+        cache = self.cache
+        return build_report(
+            self.scores,
+            attributes=cache.raw.attributes,
+            models=self.models,
+            source=f"{cache.defaults.title} ({len(cache.models)} models; ml-peg-like dashboard)",
+            defaults=cache.defaults,
+            default_scores=cache.default_scores,
+            model_filter=self.words or None,
+            digits=self.digits,
+        )
 
 
-def _xlsx(cache: ScoreCache, changes: Changes):
-    _cfg, scores = cache.scores_for(changes)
-    return dcc.send_bytes(tables_xlsx(scores), "scores.xlsx")
+def _csv(req: ExportRequest):
+    data = tables_csv_zip(req.scores, attributes=req.cache.raw.attributes, models=req.models)
+    return dcc.send_bytes(data, f"{req.stem}_scores.zip")
 
 
-def _yaml(cache: ScoreCache, changes: Changes):
-    cfg, _scores = cache.scores_for(changes)
-    return dcc.send_string(dump_config(cfg), "config.yml")
+def _xlsx(req: ExportRequest):
+    return dcc.send_bytes(report_xlsx(req.report()), f"{req.stem}.xlsx")
 
 
-_EXPORTS = {"csv": _csv, "xlsx": _xlsx, "yaml": _yaml}
+def _latex(req: ExportRequest):
+    return dcc.send_string(report_latex(req.report()), f"{req.stem}.tex")
+
+
+def _yaml(req: ExportRequest):
+    return dcc.send_string(dump_config(req.cfg), f"{req.stem}_config.yml")
+
+
+_EXPORTS = {"csv": _csv, "xlsx": _xlsx, "latex": _latex, "yaml": _yaml}
+
+
+def export_models(cache: ScoreCache, picks, attrs, export_all) -> tuple[list[str] | None, str]:
+    """The models an export holds (None: all) and the filter in words."""
+    if isinstance(export_all, list) and "all" in export_all:
+        return None, ""
+    filters = clean_filters(
+        {ids.FILTER_PICKS: picks, ids.FILTER_ATTRS: attrs}, cache.models, cache.attr_options
+    )
+    shown = filtered_models(filters, cache.models, cache.attr_values)
+    if shown is None:
+        return None, ""
+    parts = []
+    if filters.get(ids.FILTER_PICKS):
+        parts.append(f"{len(filters[ids.FILTER_PICKS])} picked")
+    for name, vals in (filters.get(ids.FILTER_ATTRS) or {}).items():
+        parts.append(f"{name}: {', '.join(vals)}")
+    return shown, "filter " + "; ".join(parts)
 
 
 def register(app, cache: ScoreCache) -> None:
-    """The export callbacks: the current settings' tables or config, on a button's click."""
+    """The export callbacks (the current settings' tables or config, of the models the filter
+    shows unless "all models" is ticked, on a button's click) and the digits control."""
     for kind in ids.EXPORTS:
         _register_download(app, cache, kind, _EXPORTS[kind])
+    app.clientside_callback(
+        ClientsideFunction("mplfmt", "setDigits"),
+        Output(ids.DIGITS_SINK, "data"),
+        Input(ids.DIGITS, "value"),
+    )
 
 
 def _register_download(app, cache: ScoreCache, kind: str, fn) -> None:
@@ -182,10 +314,20 @@ def _register_download(app, cache: ScoreCache, kind: str, fn) -> None:
         Output(ids.download(kind), "data"),
         Input(ids.download_button(kind), "n_clicks"),
         State(ids.CHANGES, "data"),
+        State(ids.MODEL_FILTER, "value"),
+        State(ids.attr(ALL), "value"),
+        State(ids.EXPORT_ALL, "value"),
+        State(ids.DIGITS, "value"),
         prevent_initial_call=True,
     )
-    def download(_n, changes):
+    def download(_n, changes, picks, _attrs, export_all, digits):
+        from dash import ctx
+
         try:
-            return fn(cache, clean_changes(cache.defaults, changes))
+            attrs = attr_selection(ctx.args_grouping[3])
+            models, words = export_models(cache, picks, attrs, export_all)
+            changes = clean_changes(cache.defaults, changes)
+            req = ExportRequest(cache, changes, models, words, clean_digits(digits))
+            return fn(req)
         except (ConfigError, ValueError):
             raise PreventUpdate from None

@@ -1,0 +1,224 @@
+"""The Compare view (``?v=compare&models=a,b,c``): up to six models side by side, a radar of
+their category scores (bars when more than eight categories) and a table of every score with the
+difference to the first model and raw values with units; and the benchmark figure (a benchmark
+view's metric scores per model, sorted). Figures are plain dicts in the theme of ``plots.py``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from dash import dcc, html
+
+from ... import explore as ex
+from .. import ids
+from ..tables import fmt_raw, fmt_score
+from . import plots
+
+MAX_MODELS = 6
+RADAR_MAX_AXES = 8
+BENCH_MAX_MODELS = 40  # the benchmark figure shows the best 40 (a note says so)
+
+
+def layout(cache) -> html.Section:
+    names = cache.display
+    opts = [{"label": names[m], "value": m} for m in cache.models]
+    return html.Section(
+        [
+            html.H3("Compare models"),
+            html.Label(
+                [
+                    f"models (up to {MAX_MODELS}; differences are to the first)",
+                    dcc.Dropdown(
+                        id=ids.COMPARE_MODELS,
+                        options=opts,
+                        value=[],
+                        multi=True,
+                        placeholder="the three best shown models",
+                    ),
+                ],
+                className="ex-field cmp-pick",
+            ),
+            html.Div(id=ids.COMPARE_HOLDER, className="cmp-holder"),
+        ],
+        id=ids.COMPARE_WRAP,
+        className="ex-panel",
+        style={"display": "none"},
+    )
+
+
+def default_models(scores, shown: list[str], n: int = 3) -> list[str]:
+    """The ``n`` best ranked of the shown models (board order breaks ties)."""
+    pos = {m: i for i, m in enumerate(scores.models)}
+    ranked = sorted((m for m in shown if m in pos), key=lambda m: (scores.ranks[pos[m]], pos[m]))
+    return ranked[:n]
+
+
+def _nan(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def radar_figure(scores, models: list[str], names: dict[str, str], theme: str = "light") -> dict:
+    rows = [r for r in ex.compare_rows(scores, models) if r["level"] == 1]
+    cats = [plots.esc(r["name"]) for r in rows]
+    traces = []
+    for i, m in enumerate(models):
+        vals = [None if _nan(r["scores"][i]) else r["scores"][i] for r in rows]
+        colour = plots.PALETTE[i % len(plots.PALETTE)]
+        name = plots.esc(names.get(m, m))
+        if len(cats) > RADAR_MAX_AXES:
+            traces.append(dict(type="bar", x=cats, y=vals, name=name, marker=dict(color=colour)))
+        else:
+            traces.append(
+                dict(
+                    type="scatterpolar",
+                    r=vals + vals[:1],
+                    theta=cats + cats[:1],
+                    name=name,
+                    mode="lines+markers",
+                    line=dict(color=colour),
+                    fill="toself",
+                    opacity=0.75,
+                )
+            )
+    t = plots.THEMES.get(theme, plots.THEMES["light"])
+    extra: dict = {}
+    if len(cats) > RADAR_MAX_AXES:
+        extra = dict(
+            barmode="group",
+            yaxis=plots.axis(theme, range=[0, 1], title=dict(text="score")),
+            xaxis=plots.axis(theme),
+        )
+    else:
+        extra = dict(
+            polar=dict(
+                bgcolor=t["bg"],
+                radialaxis=dict(range=[0, 1], gridcolor=t["grid"], linecolor=t["line"]),
+                angularaxis=dict(gridcolor=t["grid"], linecolor=t["line"]),
+            )
+        )
+    return dict(
+        data=traces,
+        layout=plots.layout(
+            theme,
+            height=420,
+            showlegend=True,
+            title=dict(text="Category scores", x=0.01),
+            legend=dict(orientation="h", y=-0.12),
+            **extra,
+        ),
+    )
+
+
+def _diff(v: float, v0: float) -> html.Span | str:
+    if _nan(v) or _nan(v0):
+        return ""
+    d = float(v) - float(v0)
+    text = fmt_score(d)
+    if not text.startswith("-") and float(text) != 0:
+        text = "+" + text
+    klass = "cmp-diff up" if d > 5e-4 else "cmp-diff down" if d < -5e-4 else "cmp-diff"
+    return html.Span(f" ({text})", className=klass)
+
+
+def table(scores, models: list[str], names: dict[str, str]) -> html.Table:
+    """Rows: overall, categories, benchmarks, metrics; a column per model."""
+    head = html.Tr([html.Th("")] + [html.Th(names.get(m, m), title=m) for m in models])
+    body = []
+    for r in ex.compare_rows(scores, models):
+        cells = [
+            html.Td(r["name"], className=f"cmp-name l{r['level']}", title=r["path"] or "Overall")
+        ]
+        for i, v in enumerate(r["scores"]):
+            parts: list = [fmt_score(v)]
+            if i:
+                parts.append(_diff(v, r["scores"][0]))
+            if r.get("raw") is not None:
+                raw = r["raw"][i]
+                unit = r.get("unit")
+                parts.append(
+                    html.Div(
+                        fmt_raw(raw) + (f" {unit}" if unit and not _nan(raw) else ""),
+                        className="cmp-raw",
+                    )
+                )
+            cells.append(html.Td(parts, className="num"))
+        body.append(html.Tr(cells, className=f"l{r['level']}"))
+    return html.Table(
+        [html.Thead(head), html.Tbody(body)], id=ids.COMPARE_TABLE, className="cmp-table"
+    )
+
+
+def content(scores, models: list[str], names: dict[str, str], theme: str = "light") -> list:
+    if not models:
+        return [html.P("No model to compare: pick some above.")]
+    return [
+        plots.graph(
+            ids.COMPARE_GRAPH, radar_figure(scores, models, names, theme), "compare", height=420
+        ),
+        html.Div(table(scores, models, names), className="cmp-table-wrap"),
+    ]
+
+
+def bench_figure(
+    scores, bench: str, shown: list[str], names: dict[str, str], theme: str = "light"
+) -> dict:
+    """The metric scores of benchmark ``bench`` per shown model: bars grouped by model, models
+    sorted by the benchmark score (best first), the benchmark score as a marker."""
+    cfg = scores.config
+    node = cfg.node(bench)
+    full = cfg.full_path(bench)
+    plan = scores.plan
+    k = plan.benchmarks.index(node.name)
+    pos = {m: i for i, m in enumerate(scores.models)}
+    ix = [pos[m] for m in shown if m in pos]
+    bs = scores.bench_scores[:, k]
+    ix.sort(key=lambda i: (-bs[i] if np.isfinite(bs[i]) else np.inf, i))
+    note = ""
+    if len(ix) > BENCH_MAX_MODELS:
+        note = f" (best {BENCH_MAX_MODELS} of {len(ix)} shown models)"
+        ix = ix[:BENCH_MAX_MODELS]
+    xs = [plots.esc(names.get(scores.models[i], scores.models[i])) for i in ix]
+    traces = []
+    for n, m in enumerate(node.metrics):
+        j = plan.metric_paths.index(f"{full}/{m.name}")
+        col = scores.metric_scores[:, j]
+        traces.append(
+            dict(
+                type="bar",
+                x=xs,
+                y=[None if not np.isfinite(col[i]) else float(col[i]) for i in ix],
+                name=plots.esc(m.name),
+                marker=dict(color=plots.PALETTE[n % len(plots.PALETTE)]),
+                hovertemplate="%{x}<br>" + plots.esc(m.name) + ": %{y:.3f}<extra></extra>",
+            )
+        )
+    traces.append(
+        dict(
+            type="scatter",
+            mode="markers",
+            x=xs,
+            y=[None if not np.isfinite(bs[i]) else float(bs[i]) for i in ix],
+            name="benchmark score",
+            marker=dict(symbol="diamond", size=10, color=plots.FRONT),
+            hovertemplate="%{x}<br>benchmark: %{y:.3f}<extra></extra>",
+        )
+    )
+    return dict(
+        data=traces,
+        layout=plots.layout(
+            theme,
+            height=360,
+            barmode="group",
+            showlegend=True,
+            title=dict(
+                text=plots.esc(f"{node.name}: metric scores per model{note}"),
+                x=0.01,
+                font=dict(size=13),
+            ),
+            xaxis=plots.axis(theme, tickangle=-40),
+            yaxis=plots.axis(theme, range=[0, 1.05], title=dict(text="score")),
+            legend=dict(orientation="h", y=1.12, x=1, xanchor="right"),
+            margin=dict(l=60, r=20, t=64, b=110),
+        ),
+    )

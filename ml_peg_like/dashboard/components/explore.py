@@ -1,0 +1,459 @@
+"""The Explore view (``?v=explore&x=..&y=..&c=..&axes=..``): a scatter of one quantity against
+another, one point per shown model, coloured by a model attribute, with the Pareto front; and
+what the Explore and Compare views share with the edit callback (their controls are inputs of
+that ONE callback, their contents extra outputs computed only while the view is open).
+
+The quantities, their values and the front come from :mod:`ml_peg_like.explore` (no Dash)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+from urllib.parse import urlencode
+
+import numpy as np
+import pandas as pd
+from dash import Input, Output, dcc, html, no_update
+
+from ... import explore as ex
+from ...errors import ConfigError
+from .. import ids
+from ..tables import fmt_raw, fmt_score
+from . import compare, modelcard, plots
+
+PAGES = (ids.PAGE_EXPLORE, ids.PAGE_COMPARE)
+Q_X, Q_Y, Q_C, Q_AXES, Q_IMG, Q_MODELS = "x", "y", "c", "axes", "img", "models"
+AXES = ("auto", "linear", "log")
+GL_POINTS = 300  # scattergl above this many points
+WIDE = 1e3  # log axis (auto) when max / min exceeds this (three decades)
+MAX_COLOURS = 8  # category colours; the rest are "other"
+HIDDEN = {"display": "none"}
+
+#: the edit callback's extra inputs and outputs (components/edit.py merges them)
+INPUTS = dict(
+    ex_x=Input(ids.EXPLORE_X, "value"),
+    ex_y=Input(ids.EXPLORE_Y, "value"),
+    ex_c=Input(ids.EXPLORE_C, "value"),
+    ex_axes=Input(ids.EXPLORE_AXES, "value"),
+    cmp_models=Input(ids.COMPARE_MODELS, "value"),
+)
+CONTROLS = (ids.EXPLORE_X, ids.EXPLORE_Y, ids.EXPLORE_C, ids.EXPLORE_AXES, ids.COMPARE_MODELS)
+OUTPUTS = dict(
+    ex_fig=Output(ids.EXPLORE_HOLDER, "children"),
+    ex_style=Output(ids.EXPLORE_WRAP, "style"),
+    cmp_fig=Output(ids.COMPARE_HOLDER, "children"),
+    cmp_style=Output(ids.COMPARE_WRAP, "style"),
+    bench_fig=Output(ids.BENCH_FIG_HOLDER, "children"),
+    set_x=Output(ids.EXPLORE_X, "value"),
+    set_y=Output(ids.EXPLORE_Y, "value"),
+    set_c=Output(ids.EXPLORE_C, "value"),
+    set_axes=Output(ids.EXPLORE_AXES, "value"),
+    set_models=Output(ids.COMPARE_MODELS, "value"),
+)
+SEL_KEYS = (("x", "set_x"), ("y", "set_y"), ("c", "set_c"), ("axes", "set_axes"))
+
+
+def page_of(text: Any) -> str:
+    """``explore`` or ``compare`` when ``text`` names one of these views, else ""."""
+    return text if isinstance(text, str) and text in PAGES else ""
+
+
+# ------------------------------------------------------------------------------------------------
+# the selection (controls <-> URL)
+# ------------------------------------------------------------------------------------------------
+
+
+def defaults(cache) -> dict[str, Any]:
+    """x: the first numeric attribute (else the first category), y: overall, no colour."""
+    attrs = cache.raw.attributes
+    x = cache.defaults.categories[0].name
+    if attrs is not None:
+        for name in attrs.columns:
+            if name != plots.NAME_COLUMN and ex.attribute_kind(attrs[name]) == ex.NUMBER:
+                x = ex.ATTR_PREFIX + str(name)
+                break
+    return {"x": x, "y": ex.OVERALL, "c": "", "axes": "auto", "models": []}
+
+
+def _clean(cache, sel: dict[str, Any]) -> dict[str, Any]:
+    d = defaults(cache)
+    out = dict(d)
+    for k in ("x", "y"):
+        v = sel.get(k)
+        if isinstance(v, str) and v and len(v) < 400:
+            try:
+                out[k] = ex.parse_quantity(cache.defaults, v, cache.raw.attributes).text
+            except ConfigError:
+                pass
+    c = sel.get("c")
+    attrs = cache.raw.attributes
+    if isinstance(c, str) and c:
+        name = c[len(ex.ATTR_PREFIX) :] if c.startswith(ex.ATTR_PREFIX) else c
+        if attrs is not None and name in attrs.columns:
+            out["c"] = name
+    if sel.get("axes") in AXES:
+        out["axes"] = sel["axes"]
+    ms = sel.get("models")
+    if isinstance(ms, str):
+        ms = ms.split(",")
+    if isinstance(ms, list):
+        known = set(cache.models)
+        out["models"] = list(dict.fromkeys(m for m in ms if isinstance(m, str) and m in known))[
+            : compare.MAX_MODELS
+        ]
+    return out
+
+
+def selection(cache, kw: dict[str, Any]) -> dict[str, Any]:
+    """The selection from the controls' values (edit callback inputs)."""
+    return _clean(
+        cache,
+        {
+            "x": kw.get("ex_x"),
+            "y": kw.get("ex_y"),
+            "c": kw.get("ex_c"),
+            "axes": kw.get("ex_axes"),
+            "models": kw.get("cmp_models"),
+        },
+    )
+
+
+def from_query(cache, q: dict[str, str], out: dict[str, Any]) -> dict[str, Any]:
+    """The selection of a link; the controls are set to it (``out``)."""
+    sel = _clean(
+        cache,
+        {
+            "x": q.get(Q_X),
+            "y": q.get(Q_Y),
+            "c": q.get(Q_C),
+            "axes": q.get(Q_AXES),
+            "models": q.get(Q_MODELS),
+        },
+    )
+    for k, o in SEL_KEYS:
+        out[o] = sel[k] or None
+    out["set_models"] = sel["models"]
+    return sel
+
+
+def query_tail(query: str, page: str, sel: dict[str, Any]) -> str:
+    """The URL query plus the open view's selection (only what differs from the defaults)."""
+    parts: list[tuple[str, str]] = []
+    if page == ids.PAGE_EXPLORE:
+        parts = [(Q_X, sel["x"]), (Q_Y, sel["y"])]
+        parts += [
+            (q, sel[k]) for q, k in ((Q_C, "c"), (Q_AXES, "axes")) if sel[k] not in ("", "auto")
+        ]
+    elif page == ids.PAGE_COMPARE and sel["models"]:
+        parts = [(Q_MODELS, ",".join(sel["models"]))]
+    if not parts:
+        return query
+    tail = urlencode(parts)
+    return (query + "&" + tail) if query else "?" + tail
+
+
+# ------------------------------------------------------------------------------------------------
+# layout
+# ------------------------------------------------------------------------------------------------
+
+
+def layout(cache) -> list:
+    """The Explore and Compare panels (hidden until their view opens)."""
+    opts = [
+        {"label": label, "value": v}
+        for v, label in ex.quantity_options(cache.defaults, cache.raw.attributes)
+    ]
+    attrs = cache.raw.attributes
+    copts = [] if attrs is None else [{"label": str(a), "value": str(a)} for a in attrs.columns]
+    d = defaults(cache)
+    controls = html.Div(
+        [
+            html.Label(
+                ["x", dcc.Dropdown(id=ids.EXPLORE_X, options=opts, value=d["x"], clearable=False)],
+                className="ex-field",
+            ),
+            html.Label(
+                ["y", dcc.Dropdown(id=ids.EXPLORE_Y, options=opts, value=d["y"], clearable=False)],
+                className="ex-field",
+            ),
+            html.Label(
+                [
+                    "colour",
+                    dcc.Dropdown(id=ids.EXPLORE_C, options=copts, value=None, placeholder="none"),
+                ],
+                className="ex-field",
+            ),
+            html.Label(
+                [
+                    "axes",
+                    dcc.RadioItems(
+                        id=ids.EXPLORE_AXES, options=list(AXES), value="auto", inline=True
+                    ),
+                ],
+                className="ex-field ex-axes",
+                title="auto: a log axis when the values span more than three decades",
+            ),
+        ],
+        className="ex-controls",
+    )
+    explore = html.Section(
+        [
+            html.H3("Explore"),
+            controls,
+            html.Div(id=ids.EXPLORE_HOLDER, className="ex-holder"),
+            html.Div(id=ids.EXPLORE_CARD, className="ex-card"),
+        ],
+        id=ids.EXPLORE_WRAP,
+        className="ex-panel",
+        style=HIDDEN,
+    )
+    return [explore, compare.layout(cache)]
+
+
+# ------------------------------------------------------------------------------------------------
+# the scatter
+# ------------------------------------------------------------------------------------------------
+
+
+def _numeric_axis(vals: np.ndarray, mode: str) -> str:
+    v = vals[np.isfinite(vals)]
+    if mode == "linear" or v.size == 0 or (v <= 0).any():
+        return "linear"
+    if mode == "log":
+        return "log"
+    return "log" if v.max() / v.min() > WIDE else "linear"
+
+
+def _fmt(q: ex.Quantity, v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    if q.kind in ("score", ex.OVERALL):
+        return fmt_score(v)
+    if q.kind == ex.RANK:
+        return str(int(v))
+    if q.kind == "raw":
+        return fmt_raw(v) + (f" {q.unit}" if q.unit else "")
+    return fmt_raw(v) if isinstance(v, float) else str(v)
+
+
+def _present(kind: str, v) -> bool:
+    if kind == ex.NUMBER:
+        return v is not None and math.isfinite(v)
+    return v is not None
+
+
+def scatter_figure(
+    scores,
+    xq: ex.Quantity,
+    yq: ex.Quantity,
+    models: list[str],
+    names: dict[str, str],
+    *,
+    attributes=None,
+    colour: str = "",
+    axes: str = "auto",
+    theme: str = "light",
+) -> dict:
+    """The scatter of ``yq`` against ``xq`` for ``models`` (plain dict figure)."""
+    pos = {m: i for i, m in enumerate(scores.models)}
+    ix = [pos[m] for m in models if m in pos]
+    xk, xall = ex.quantity_values(scores, xq, attributes)
+    yk, yall = ex.quantity_values(scores, yq, attributes)
+    ranks = np.asarray(scores.ranks)
+    has = np.isfinite(np.asarray(scores.overall_scores, float))
+    keep = [i for i in ix if _present(xk, xall[i]) and _present(yk, yall[i])]
+    xs = [xall[i] for i in keep]
+    ys = [yall[i] for i in keep]
+    keys = [scores.models[i] for i in keep]
+    rank_txt = [str(int(ranks[i])) if has[i] else "no score" for i in keep]
+    hover = [
+        f"<b>{plots.esc(names.get(k, k))}</b><br>{plots.esc(xq.label)}: {plots.esc(_fmt(xq, x))}"
+        f"<br>{plots.esc(yq.label)}: {plots.esc(_fmt(yq, y))}<br>rank: {r}"
+        for k, x, y, r in zip(keys, xs, ys, rank_txt, strict=True)
+    ]
+    kind = "scattergl" if len(keep) > GL_POINTS else "scatter"
+    marker = dict(size=9 if len(keep) <= 200 else 6, line=dict(width=0.5, color="#ffffff"))
+    traces: list[dict] = []
+    base = dict(type=kind, mode="markers", hovertemplate="%{text}<extra></extra>")
+    if colour and attributes is not None and colour in attributes.columns:
+        ck, call = ex.attribute_column(attributes, colour, scores.models)
+        cs = [call[i] for i in keep]
+        if ck == ex.NUMBER or ck == ex.DATE:
+            cnum = [
+                (v if ck == ex.NUMBER else pd.Timestamp(v).year + pd.Timestamp(v).dayofyear / 366)
+                if _present(ck, v)
+                else None
+                for v in cs
+            ]
+            traces.append(
+                dict(
+                    base,
+                    x=xs,
+                    y=ys,
+                    text=hover,
+                    customdata=keys,
+                    name="",
+                    marker=dict(
+                        marker,
+                        color=cnum,
+                        colorscale="Viridis",
+                        showscale=True,
+                        colorbar=dict(title=dict(text=plots.esc(colour))),
+                    ),
+                )
+            )
+        else:
+            counts = pd.Series([c if c is not None else "—" for c in cs]).value_counts()
+            top = (
+                list(counts.index[: MAX_COLOURS - 1])
+                if len(counts) > MAX_COLOURS
+                else list(counts.index)
+            )
+            groups: dict[str, list[int]] = {}
+            for n, c in enumerate(cs):
+                c = c if c is not None else "—"
+                groups.setdefault(c if c in top else "other", []).append(n)
+            for g, (label, members) in enumerate(
+                sorted(groups.items(), key=lambda t: t[0].lower())
+            ):
+                traces.append(
+                    dict(
+                        base,
+                        x=[xs[n] for n in members],
+                        y=[ys[n] for n in members],
+                        text=[hover[n] for n in members],
+                        customdata=[keys[n] for n in members],
+                        name=plots.esc(label),
+                        marker=dict(marker, color=plots.PALETTE[g % len(plots.PALETTE)]),
+                    )
+                )
+    else:
+        traces.append(
+            dict(
+                base,
+                x=xs,
+                y=ys,
+                text=hover,
+                customdata=keys,
+                name="models",
+                marker=dict(marker, color=plots.PALETTE[0]),
+            )
+        )
+    front: list[int] = []
+    if xq.better and yq.better and keep:
+        front = ex.pareto_front(xs, ys, xq.better, yq.better)
+        traces.append(
+            dict(
+                type="scatter",
+                mode="lines",
+                x=[xs[n] for n in front],
+                y=[ys[n] for n in front],
+                name="Pareto front",
+                line=dict(color=plots.FRONT, width=2),
+                hoverinfo="skip",
+            )
+        )
+    xa = plots.axis(theme, title=dict(text=plots.esc(xq.label)))
+    ya = plots.axis(theme, title=dict(text=plots.esc(yq.label)))
+    for a, q, k, vals in ((xa, xq, xk, xs), (ya, yq, yk, ys)):
+        if k == ex.NUMBER:
+            # scores live in [0, 1]: a log axis only when asked; raw values, ranks and
+            # attributes get one automatically beyond three decades
+            mode = "linear" if axes == "auto" and q.kind in ("score", ex.OVERALL) else axes
+            a["type"] = _numeric_axis(np.asarray(vals, float), mode)
+        elif k == ex.DATE:
+            a["type"] = "date"
+        else:
+            a["type"] = "category"
+            a["categoryorder"] = "category ascending"
+    n_all = len(ix)
+    title = f"{len(keep)} of {n_all} models" + (
+        "" if len(keep) == n_all else " (the others lack a value)"
+    )
+    if front:
+        title += f" · Pareto front: {len(front)}"
+    elif keep and not (xq.better and yq.better):
+        title += " · no Pareto front (an attribute has no direction)"
+    return dict(
+        data=traces,
+        layout=plots.layout(
+            theme,
+            xaxis=xa,
+            yaxis=ya,
+            title=dict(text=plots.esc(title), font=dict(size=13), x=0.01),
+            showlegend=len(traces) > 1,
+            uirevision=f"{xq.text}|{yq.text}|{colour}|{axes}",
+        ),
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# the edit callback's part
+# ------------------------------------------------------------------------------------------------
+
+
+def fill(
+    out: dict[str, Any],
+    *,
+    cache,
+    scores,
+    page: str,
+    view: str,
+    is_bench: bool,
+    sel: dict,
+    models: list[str] | None,
+    view_changed: bool,
+    theme: str = "light",
+) -> None:
+    """Set the extra outputs for the open view (nothing is computed for a closed one)."""
+    shown = list(models) if models is not None else list(cache.models)
+    names = cache.display
+    if view_changed:
+        out["ex_style"] = {} if page == ids.PAGE_EXPLORE else HIDDEN
+        out["cmp_style"] = {} if page == ids.PAGE_COMPARE else HIDDEN
+    if page == ids.PAGE_EXPLORE:
+        attrs = cache.raw.attributes
+        xq = ex.parse_quantity(cache.defaults, sel["x"], attrs)
+        yq = ex.parse_quantity(cache.defaults, sel["y"], attrs)
+        fig = scatter_figure(
+            scores,
+            xq,
+            yq,
+            shown,
+            names,
+            attributes=attrs,
+            colour=sel["c"],
+            axes=sel["axes"],
+            theme=theme,
+        )
+        out["ex_fig"] = plots.graph(ids.EXPLORE_GRAPH, fig, "explore")
+    elif page == ids.PAGE_COMPARE:
+        picked = sel["models"] or compare.default_models(scores, shown)
+        out["cmp_fig"] = compare.content(scores, picked, names, theme=theme)
+    if is_bench and view:
+        out["bench_fig"] = plots.graph(
+            ids.BENCH_FIG,
+            compare.bench_figure(scores, view, shown, names, theme=theme),
+            "benchmark",
+            height=360,
+        )
+    elif view_changed:
+        out["bench_fig"] = None
+
+
+def register(app, cache) -> None:
+    """A click on a point opens its model's card."""
+
+    @app.callback(
+        Output(ids.EXPLORE_CARD, "children"),
+        Input(ids.EXPLORE_GRAPH, "clickData"),
+        prevent_initial_call=True,
+    )
+    def card(click):
+        try:
+            key = click["points"][0]["customdata"]
+        except (TypeError, KeyError, IndexError):
+            return no_update
+        if not isinstance(key, str) or key not in set(cache.models):
+            return no_update
+        return html.Div(modelcard.card(cache.raw.attributes, key), className="model-card")

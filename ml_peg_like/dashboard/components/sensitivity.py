@@ -1,0 +1,290 @@
+"""Sensitivity in the dashboard (issue 14): beside every weight and threshold box its stability
+interval ("leader holds for 0 – 1.33"), dominated models marked in the grid, the thresholds'
+intervals shaded on the curve, and a "what would put this model first?" picker.
+
+The intervals and the dominance marks are parts of the edit callback's response (one round trip
+per edit): :class:`Sensitivity` computes them for the boxes of the view on screen only, memoised
+per (change set, view). The picker runs its own callback on request (a what-if walk costs ~0.6 s
+at ML-PEG scale); its apply / undo buttons are inputs of the edit callback, and an apply is an
+edit of that box (``state.apply_edit``).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from dash import ALL, Input, Output, State, dcc, html
+from dash.exceptions import PreventUpdate
+
+from ...config import Benchmark, Category, Config
+from ...errors import ConfigError
+from ...scoring import Scores
+from ...sensitivity import dominance_of, leader_intervals_of, what_if_of
+from .. import ids
+from ..cache import ScoreCache
+from ..state import (
+    Changes,
+    clean_changes,
+    display_value,
+    node_value,
+    parse_box,
+    same_value,
+)
+
+MEMO = 32  # (change set, view) entries kept
+MAX_WHATIF_ROWS = 25  # single changes listed (the smallest changes first)
+APPLY, UNDO = "Apply", "Undo"
+#: model attribute columns (models.csv) used as the model's display name, first found
+DISPLAY_COLUMNS = ("display_name", "display", "name", "label")
+
+#: added to the edit callback (components/edit.py)
+EDIT_OUTPUTS = dict(
+    interval=Output(ids.interval(ALL, ALL), "children"),
+    whatif_label=Output(ids.whatif(ALL, ALL, ALL, ALL), "children"),
+)
+EDIT_INPUTS = dict(whatif=Input(ids.whatif(ALL, ALL, ALL, ALL), "n_clicks"))
+WILDCARD_OUTPUTS = tuple(EDIT_OUTPUTS)
+
+
+# ------------------------------------------------------------------------------------------------
+# texts
+# ------------------------------------------------------------------------------------------------
+
+
+def fmt_end(v: float) -> str:
+    """An interval's end: 3 significant figures, ``∞`` / ``-∞`` when unbounded."""
+    if math.isinf(v):
+        return "∞" if v > 0 else "-∞"
+    text = f"{v:.3g}"
+    return "0" if text == "-0" else text
+
+
+def interval_text(low: float, high: float) -> str:
+    """``leader holds for LOW – HIGH`` ("" when no model has an overall score)."""
+    if math.isnan(low) or math.isnan(high):
+        return ""
+    return f"leader holds for {fmt_end(low)} – {fmt_end(high)}"
+
+
+def view_paths(cfg: Config, view: str) -> list[str]:
+    """The key paths whose boxes ``view`` shows: the categories (overview), the benchmarks of a
+    category, the metrics of a benchmark."""
+    node = cfg.node(view) if view else None
+    if node is None:
+        return [c.name for c in cfg.categories]
+    full = cfg.full_path(view)
+    if isinstance(node, Category):
+        return [f"{full}/{b.name}" for b in node.benchmarks]
+    if isinstance(node, Benchmark):
+        return [f"{full}/{m.name}" for m in node.metrics]
+    return []
+
+
+class ViewSensitivity:
+    """The intervals of one view's values and the dominance of every model, for one state."""
+
+    def __init__(self, intervals: dict[tuple[str, str], tuple], dominated: dict[str, list[str]]):
+        self.intervals = intervals  # {(path, field): (current, low, high)}
+        self.dominated = dominated
+        self.texts = {k: interval_text(lo, hi) for k, (_c, lo, hi) in intervals.items()}
+
+    def band(self, metric: str) -> dict[str, tuple[float, float]]:
+        """``{field: (low, high)}`` of the good/bad thresholds of ``metric`` (curve bands)."""
+        out = {}
+        for field in ("good", "bad"):
+            hit = self.intervals.get((metric, field))
+            if hit is not None and not math.isnan(hit[1]):
+                out[field] = (hit[1], hit[2])
+        return out
+
+    def outputs(self, group: list[dict]) -> list[str]:
+        """The texts of the interval spans of ``group`` (``ctx.outputs_grouping``)."""
+        return [self.texts.get((o["id"][ids.KEY_PATH], o["id"][ids.KEY_FIELD]), "") for o in group]
+
+
+class Sensitivity:
+    """What the edit callback asks: :meth:`view_state` per (change set, view), memoised."""
+
+    def __init__(self, cache: ScoreCache):
+        self.cache = cache
+        self._memo: OrderedDict[tuple[str, str], ViewSensitivity] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def view_state(self, key: str, scores: Scores, view: str) -> ViewSensitivity:
+        """The intervals of the boxes of ``view`` and the dominance, for the state ``key``
+        (``encode_changes``) whose scores are ``scores``."""
+        with self._lock:
+            hit = self._memo.get((key, view))
+            if hit is not None:
+                self._memo.move_to_end((key, view))
+                return hit
+        paths = view_paths(scores.config, view)
+        out = ViewSensitivity(leader_intervals_of(scores, paths), dominance_of(scores))
+        with self._lock:
+            self._memo[(key, view)] = out
+            while len(self._memo) > MEMO:
+                self._memo.popitem(last=False)
+        return out
+
+
+# ------------------------------------------------------------------------------------------------
+# apply / undo (inside the edit callback)
+# ------------------------------------------------------------------------------------------------
+
+
+def _value_now(defaults: Config, changes: Changes, path: str, field: str) -> Any:
+    if field in changes.get(path, {}):
+        return changes[path][field]
+    return node_value(defaults, path, field)
+
+
+def click_edit(trig: dict, defaults: Config, changes: Changes) -> dict[tuple[str, str], str]:
+    """The box edit a click on a what-if button makes: its value when the box does not hold it
+    (apply), else the value it held before (undo). KeyError for an unknown path."""
+    path, field = trig.get(ids.KEY_PATH, ""), trig.get(ids.KEY_FIELD, "")
+    value, prev = trig.get(ids.KEY_VALUE, ""), trig.get(ids.KEY_PREV, "")
+    applied = same_value(parse_box(value), _value_now(defaults, changes, path, field))
+    return {(path, field): prev if applied else value}
+
+
+def labels(group: list[dict], defaults: Config, changes: Changes) -> list[str]:
+    """``Undo`` on the buttons whose change the state holds, ``Apply`` elsewhere."""
+    out = []
+    for o in group:
+        bid = o["id"]
+        try:
+            now = _value_now(defaults, changes, bid[ids.KEY_PATH], bid[ids.KEY_FIELD])
+        except KeyError:
+            out.append(APPLY)
+            continue
+        out.append(UNDO if same_value(parse_box(bid[ids.KEY_VALUE]), now) else APPLY)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# the picker
+# ------------------------------------------------------------------------------------------------
+
+
+def model_options(cache: ScoreCache) -> list[dict]:
+    """The picker's models, with their display names when models.csv has a column for them."""
+    attrs = cache.raw.attributes
+    col = None
+    if attrs is not None:
+        col = next((c for c in DISPLAY_COLUMNS if c in attrs.columns), None)
+    out = []
+    for m in cache.models:
+        label = m
+        if col is not None:
+            shown = attrs.at[m, col] if m in attrs.index else None
+            if isinstance(shown, str) and shown.strip() and shown.strip() != m:
+                label = f"{shown.strip()} ({m})"
+        out.append({"label": label, "value": m})
+    return out
+
+
+def layout(cache: ScoreCache) -> html.Div:
+    """The picker's panel: the model, a recompute button and the list (with a spinner)."""
+    return html.Div(
+        [
+            html.Div(
+                [
+                    html.H3("What would put this model first?"),
+                    dcc.Dropdown(
+                        id=ids.WHATIF_MODEL,
+                        options=model_options(cache),
+                        placeholder="Model…",
+                        className="whatif-model",
+                    ),
+                    html.Button(
+                        "Recompute",
+                        id=ids.WHATIF_ASK,
+                        className="btn small",
+                        n_clicks=0,
+                        title="Compute again for the current settings",
+                    ),
+                ],
+                className="panel-head",
+            ),
+            html.P(
+                "Each line is one value changed on its own (everything else as now) to the value "
+                "nearest the current one at which the model ranks first (a tie counts).",
+                className="help",
+            ),
+            dcc.Loading(html.Div(id=ids.WHATIF_LIST, className="whatif-list"), type="dot"),
+        ],
+        id=ids.SENS_PANEL,
+        className="sens-panel",
+    )
+
+
+def whatif_rows(scores: Scores, model: str) -> Any:
+    """The picker's list for ``model`` under ``scores`` (a Div)."""
+    m = scores.models.index(model)
+    df = what_if_of(scores, m)
+    if scores.ranks[m] == 1 and not math.isnan(scores.overall_scores[m]):
+        return html.P(f"{model} is already ranked first.", className="whatif-none")
+    found = df[df["value"].notna() & (df["value"] != df["current"])].copy()
+    if found.empty:
+        return html.P(f"No single change puts {model} first.", className="whatif-none")
+    scale = found["current"].abs().where(found["current"] != 0, 1.0)
+    found["rel"] = (found["value"] - found["current"]).abs() / scale
+    found = found.sort_values("rel", kind="stable")
+    items = []
+    for r in found.head(MAX_WHATIF_ROWS).itertuples():
+        value, prev = display_value(float(r.value)), display_value(float(r.current))
+        items.append(
+            html.Li(
+                [
+                    html.Span(r.path, className="whatif-path"),
+                    html.Span(f" {r.field}: ", className="whatif-field"),
+                    html.Span(f"{fmt_end(r.current)} → {fmt_end(r.value)}", className="num"),
+                    html.Button(
+                        APPLY,
+                        id=ids.whatif(r.path, r.field, value, prev),
+                        className="btn small whatif-btn",
+                        n_clicks=0,
+                        title=f"Set {r.path} {r.field} to {value} (click again to undo)",
+                    ),
+                ],
+                className="whatif-item",
+            )
+        )
+    more = len(found) - len(items)
+    tail = [html.P(f"… and {more} more (larger changes).", className="help")] if more > 0 else []
+    return html.Div(
+        [
+            html.P(
+                f"{len(found)} single change{'s' if len(found) != 1 else ''} put {model} first "
+                "(smallest first):",
+                className="help",
+            ),
+            html.Ul(items, className="whatif-items"),
+            *tail,
+        ]
+    )
+
+
+def register(app, cache: ScoreCache) -> None:
+    """The picker's callback: computed on request (a model picked, or Recompute)."""
+    defaults = cache.defaults
+
+    @app.callback(
+        Output(ids.WHATIF_LIST, "children"),
+        Input(ids.WHATIF_MODEL, "value"),
+        Input(ids.WHATIF_ASK, "n_clicks"),
+        State(ids.CHANGES, "data"),
+        prevent_initial_call=True,
+    )
+    def whatif(model, _n, changes_data):
+        if not isinstance(model, str) or model not in cache.models:
+            return None
+        try:
+            changes = clean_changes(defaults, changes_data)
+            _cfg, scores = cache.scores_for(changes)
+        except (ValueError, ConfigError):
+            raise PreventUpdate from None
+        return whatif_rows(scores, model)

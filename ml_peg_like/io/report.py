@@ -1,0 +1,251 @@
+"""The tables of a paper-ready export, built once for every file format and for the dashboard
+and the CLI alike (:func:`build_report`; writers: :mod:`.xlsx`, :mod:`.latex`).
+
+Rows are in rank order (ties by display name; models without an overall score last); every
+model sheet starts with Rank, Model (the ``display_name`` of models.csv, else the key) and Key.
+Scores are multiplied by the config's scale; raw values are as read. Normalised score headers
+carry no unit; raw value headers do (``Bench/Metric [unit]``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..config import Config
+from ..config.nodes import to_yaml_value
+from ..models import display_names
+from ..numfmt import SCORE_DIGITS, clean_digits, shortest
+from ..scoring import Scores, rank_change, ranks_or_none
+
+RANK, NAME, KEY = "Rank", "Model", "Key"
+OVERALL, COVERAGE, CHANGE = "Overall", "Coverage", "Rank change vs defaults"
+ID_COLUMNS = (RANK, NAME, KEY)
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise_text(value):
+    """Prefix a text cell that a spreadsheet would execute as a formula with a quote."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+@dataclass
+class Report:
+    """What an export holds: model sheets (``Overall``, ``Categories``, ``Benchmarks``,
+    ``Metrics``) and the ``Settings`` rows ``(setting, value)``."""
+
+    title: str
+    sheets: dict[str, pd.DataFrame]
+    settings: list[tuple[str, str]]
+    score_columns: dict[str, list[str]]  # sheet -> its score columns (scaled scores)
+    raw_columns: dict[str, list[str]] = field(default_factory=dict)  # sheet -> raw columns
+    coverage_columns: dict[str, list[str]] = field(default_factory=dict)
+    scale: float = 1.0
+    digits: int = SCORE_DIGITS
+
+    @property
+    def categories(self) -> list[str]:
+        ov = self.score_columns["Overall"]
+        return [c for c in ov if c != OVERALL]
+
+
+def package_version() -> str:
+    """The installed ml-peg-like version ("unknown" when run from sources not installed)."""
+    try:
+        return metadata.version("ml-peg-like")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _value_text(v: Any) -> str:
+    v = to_yaml_value(v)
+    if isinstance(v, Mapping) and "model" in v:
+        return f"the value of model {v['model']}"
+    if isinstance(v, float):
+        return shortest(v)
+    return str(v)
+
+
+def _fmt_change(change: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k} = {_value_text(v)}" for k, v in change.items())
+
+
+def settings_rows(
+    cfg: Config,
+    *,
+    source: str | None,
+    changes: Mapping[str, Mapping[str, Any]] | None,
+    n_models: int,
+    n_total: int,
+    model_filter: str | None,
+    scale: float | None = None,
+    extra: Iterable[tuple[str, str]] = (),
+    now: _dt.datetime | None = None,
+) -> list[tuple[str, str]]:
+    """The Settings sheet: where the numbers come from and which settings made them."""
+    now = now or _dt.datetime.now(_dt.UTC)
+    rows = [
+        ("Title", cfg.title),
+        ("Data source", source or "(not given)"),
+        ("Missing-data policy", cfg.missing),
+    ]
+    for c in cfg.categories:
+        if c.missing:
+            rows.append((f"Missing-data policy of {c.name}", c.missing))
+    rows += [
+        ("Scale", f"scores from 0 to {scale if scale is not None else cfg.scale:g}"),
+        ("Models", f"{n_models} of {n_total}" + (f" ({model_filter})" if model_filter else "")),
+    ]
+    if changes:
+        for path, change in changes.items():
+            rows.append((f"Changed: {path}", _fmt_change(change)))
+    else:
+        rows.append(("Changes from the defaults", "none"))
+    rows += list(extra)
+    rows += [
+        ("Package", f"ml-peg-like {package_version()}"),
+        ("Date", now.strftime("%Y-%m-%d %H:%M UTC")),
+    ]
+    if cfg.description:
+        rows.insert(1, ("Description", cfg.description))
+    return rows
+
+
+def _order(scores: Scores, names: list[str]) -> list[int]:
+    ov = scores.overall_scores
+    ranked = [i for i in range(len(names)) if not math.isnan(ov[i])]
+    unranked = [i for i in range(len(names)) if math.isnan(ov[i])]
+    ranked.sort(key=lambda i: (int(scores.ranks[i]), names[i].lower(), scores.models[i]))
+    unranked.sort(key=lambda i: (names[i].lower(), scores.models[i]))
+    return ranked + unranked
+
+
+def _floats(a: np.ndarray) -> list[float | None]:
+    return [None if math.isnan(x) else float(x) for x in np.asarray(a, dtype=float)]
+
+
+def build_report(
+    scores: Scores,
+    *,
+    attributes: pd.DataFrame | None = None,
+    models: Iterable[str] | None = None,
+    source: str | None = None,
+    defaults: Config | None = None,
+    default_scores: Scores | None = None,
+    model_filter: str | None = None,
+    digits: int = SCORE_DIGITS,
+    scale: float | None = None,
+    now: _dt.datetime | None = None,
+) -> Report:
+    """The export of ``scores``: ``models`` (default: all) in rank order.
+
+    ``attributes``: models.csv (display names); ``source``: where the data came from;
+    ``defaults``: the config before the user's changes (the Settings sheet lists the
+    differences); ``default_scores``: the scores under ``defaults`` (adds the rank change column
+    when some setting changed); ``model_filter``: words describing the filter applied.
+    """
+    cfg, plan = scores.config, scores.plan
+    k = float(scale if scale is not None else cfg.scale)
+    keep = set(models) if models is not None else None
+    all_names = display_names(attributes, scores.models)
+    order = [i for i in _order(scores, all_names) if keep is None or scores.models[i] in keep]
+    ranks = ranks_or_none(scores.overall_scores, scores.ranks)
+    ids = {
+        RANK: [ranks[i] for i in order],
+        NAME: [all_names[i] for i in order],
+        KEY: [scores.models[i] for i in order],
+    }
+    rows = np.asarray(order, dtype=np.intp)
+
+    def frame(cols: dict[str, Any]) -> pd.DataFrame:
+        return pd.DataFrame({**ids, **cols}, columns=[*ids, *cols], dtype=object)
+
+    cats = list(plan.categories)
+    sheets: dict[str, pd.DataFrame] = {}
+    score_cols: dict[str, list[str]] = {}
+    cov_cols: dict[str, list[str]] = {}
+    raw_cols: dict[str, list[str]] = {}
+
+    ov: dict[str, Any] = {OVERALL: _floats(scores.overall_scores[rows] * k)}
+    if cfg.uses_skip:
+        ov[COVERAGE] = _floats(scores.overall_coverage[rows])
+        cov_cols["Overall"] = [COVERAGE]
+    for j, c in enumerate(cats):
+        ov[c] = _floats(scores.cat_scores[rows, j] * k)
+    changes = defaults.diff(cfg) if defaults is not None else None
+    if default_scores is not None and (changes or defaults is None):
+        pos = {m: i for i, m in enumerate(default_scores.models)}
+        before = np.array(
+            [default_scores.overall_scores[pos[m]] if m in pos else np.nan for m in scores.models]
+        )
+        delta, word = rank_change(before, scores.overall_scores)  # the one rank-change rule
+        ov[CHANGE] = [word[i] or int(delta[i]) for i in order]
+    sheets["Overall"] = frame(ov)
+    score_cols["Overall"] = [OVERALL, *cats]
+
+    cs: dict[str, Any] = {}
+    for j, c in enumerate(cats):
+        cs[c] = _floats(scores.cat_scores[rows, j] * k)
+        if cfg.uses_skip:
+            cs[f"{c} coverage"] = _floats(scores.cat_coverage[rows, j])
+    sheets["Categories"] = frame(cs)
+    score_cols["Categories"] = cats
+    cov_cols["Categories"] = [f"{c} coverage" for c in cats] if cfg.uses_skip else []
+
+    bs = {b: _floats(scores.bench_scores[rows, j] * k) for j, b in enumerate(plan.benchmarks)}
+    sheets["Benchmarks"] = frame(bs)
+    score_cols["Benchmarks"] = list(plan.benchmarks)
+
+    ms: dict[str, Any] = {}
+    units = [m.unit for _c, _b, m in cfg.iter_metrics()]
+    mscore, mraw = [], []
+    for j, col in enumerate(plan.metric_columns):
+        unit = units[j] if j < len(units) else None
+        rname = f"{col} raw" + (f" [{unit}]" if unit else "")
+        sname = f"{col} score"
+        ms[rname] = _floats(scores.raw_values[rows, j])
+        ms[sname] = _floats(scores.metric_scores[rows, j] * k)
+        mraw.append(rname)
+        mscore.append(sname)
+    sheets["Metrics"] = frame(ms)
+    score_cols["Metrics"] = mscore
+    raw_cols["Metrics"] = mraw
+
+    settings = settings_rows(
+        cfg,
+        source=source,
+        changes=changes,
+        n_models=len(order),
+        n_total=len(scores.models),
+        model_filter=model_filter,
+        scale=k,
+        now=now,
+    )
+    return Report(
+        title=cfg.title,
+        sheets=sheets,
+        settings=settings,
+        score_columns=score_cols,
+        raw_columns=raw_cols,
+        coverage_columns=cov_cols,
+        scale=k,
+        digits=clean_digits(digits),
+    )
+
+
+def safe_file_stem(title: str, when: _dt.date | None = None, max_len: int = 60) -> str:
+    """``<title>_<YYYY-MM-DD>`` with only letters, digits, ``-`` and ``_`` (a file name that
+    every system accepts)."""
+    when = when or _dt.date.today()
+    stem = "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_" else "_" for ch in title)
+    stem = "_".join(p for p in stem.split("_") if p)[:max_len].strip("-_") or "scores"
+    return f"{stem}_{when.isoformat()}"

@@ -1,0 +1,198 @@
+"""Browser tests of the Explore and Compare views and the benchmark figure (issue 17): the
+points, the axes, the Pareto front on a hand-made case, the compare table's differences, the URL
+round trip and following an edit. Expected numbers are worked out by hand from browser_utils'
+VALUES or come from the engine."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import pytest
+from browser_utils import chromium, live_server, open_dashboard, require_browser, small_dataset
+
+from ml_peg_like import score
+from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard.tables import fmt_score
+
+pytestmark = pytest.mark.browser
+SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+MODELS_CSV = """model,display_name,params,released,family
+Ridge,Ridge regression,10,2019-01-01,linear
+RandomForest,Random forest,200000,2020-06-01,trees
+<script>alert(1)</script>,Script <b>name</b>,5,2021-01-01,other
+Model/β,Model beta,30,2022-03-15,linear
+kNN,k nearest,1000,2023-01-01,neighbours
+Dummy,,1,2018-01-01,baseline
+"""
+ACC = "raw:Classification/Iris/Accuracy"  # higher is better (good 1.0 > bad 0.5)
+MAE = "raw:Regression/Diabetes/MAE"  # lower is better (good 40 < bad 70)
+
+
+class ServerErrors(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record):
+        self.records.append(record.getMessage())
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    require_browser()
+    d = tmp_path_factory.mktemp("small")
+    (d / "models.csv").write_text(MODELS_CSV, encoding="utf-8")
+    cfg, raw = small_dataset(d)
+    app = create_app(cfg, raw, robustness=False)
+    errors = ServerErrors()
+    app.server.logger.addHandler(errors)
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    with live_server(app) as url, chromium() as browser:
+        seen = open_dashboard(browser, url)
+        yield dict(cfg=cfg, raw=raw, url=url, page=seen.page, seen=seen, errors=errors.records)
+        seen.page.context.close()
+
+
+FIG = """(id) => { const g = document.querySelector('#' + id + ' .js-plotly-plot');
+  if (!g || !g.data) return null;
+  return {data: g.data.map(t => ({type: t.type, name: t.name, x: t.x, y: t.y, mode: t.mode,
+                                  customdata: t.customdata})),
+          xtype: (g._fullLayout.xaxis || {}).type, ytype: (g._fullLayout.yaxis || {}).type}; }"""
+
+
+def figure(page, id_: str, want=lambda f: True, timeout: float = 10.0):
+    deadline = time.time() + timeout
+    f = None
+    while time.time() < deadline:
+        f = page.evaluate(FIG, id_)
+        if f is not None and want(f):
+            return f
+        page.wait_for_timeout(100)
+    raise AssertionError(f"figure {id_}: {f}")
+
+
+def points(f) -> dict[str, tuple]:
+    out = {}
+    for t in f["data"]:
+        if t["mode"] == "markers" and t.get("customdata"):
+            out.update(
+                {k: (x, y) for k, x, y in zip(t["customdata"], t["x"], t["y"], strict=False)}
+            )
+    return out
+
+
+def front(f):
+    t = [t for t in f["data"] if t["name"] == "Pareto front"]
+    return list(zip(t[0]["x"], t[0]["y"], strict=False)) if t else None
+
+
+def test_scatter_points_axes_and_pareto_front(env):
+    page = env["page"]
+    page.goto(f"{env['url']}/?v=explore&x={ACC}&y={MAE}".replace("<", "%3C"))
+    f = figure(page, "explore-graph", lambda f: "RandomForest" in points(f))
+    pts = points(f)
+    # kNN has no MAE: 5 of the 6 models have both values
+    assert pts == {
+        "Ridge": (0.9, 45.0),
+        "RandomForest": (0.96, 48.0),
+        "<script>alert(1)</script>": (0.7, 60.0),
+        "Model/β": (0.8, 52.0),
+        "Dummy": (0.33, 66.0),
+    }
+    assert (f["xtype"], f["ytype"]) == ("linear", "linear")
+    # maximise accuracy, minimise MAE: Ridge (lowest MAE) and RandomForest (highest accuracy)
+    # beat every other model on both; drawn by x ascending
+    assert front(f) == [(0.9, 45.0), (0.96, 48.0)]
+    assert page.locator("#sidebar .nav-item.active").inner_text() == "Explore"
+
+
+def test_attribute_axes_log_and_colour(env):
+    page = env["page"]
+    page.goto(f"{env['url']}/?v=explore&x=attr:params&y=attr:released&c=family")
+    f = figure(page, "explore-graph", lambda f: f["xtype"] == "log")
+    # params span 1 .. 200000 (> 3 decades): log; ISO dates: a date axis; attributes have no
+    # direction: no front; a trace per family
+    assert f["ytype"] == "date" and front(f) is None
+    assert sorted(t["name"] for t in f["data"]) == [
+        "baseline",
+        "linear",
+        "neighbours",
+        "other",
+        "trees",
+    ]
+    page.goto(f"{env['url']}/?v=explore&x=attr:params&y=overall&axes=linear")
+    f = figure(page, "explore-graph", lambda f: f["ytype"] == "linear" and f["xtype"] == "linear")
+    assert page.evaluate("location.search").count("axes=linear") == 1
+
+
+def test_scatter_follows_an_edit_and_the_url_keeps_the_view(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    page.goto(f"{env['url']}/?v=explore&x=Classification&y=overall")
+    figure(page, "explore-graph", lambda f: "Ridge" in points(f))
+    box = page.locator("input[name='Classification.weight']")
+    box.fill("0.5")
+    box.press("Enter")
+    new = score(raw, cfg.apply_changes({"Classification": {"weight": 0.5}}))
+    want = round(float(new.overall["score"]["Ridge"]), 9)
+    figure(page, "explore-graph", lambda f: abs(points(f)["Ridge"][1] - want) < 1e-9)
+    search = page.evaluate("location.search")
+    assert "v=explore" in search and "x=Classification" in search and "s=" in search
+    page.reload()
+    figure(page, "explore-graph", lambda f: abs(points(f)["Ridge"][1] - want) < 1e-9)
+
+
+def test_compare_table_differences_and_radar(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    page.goto(f"{env['url']}/?v=compare&models=Ridge,RandomForest")
+    page.wait_for_selector("#compare-table")
+    s = score(raw, cfg)
+    rows = page.evaluate(
+        """() => [...document.querySelectorAll('#compare-table tbody tr')].map(
+             r => [...r.querySelectorAll('td')].map(td => td.innerText.replace(/\\s+/g, ' ').trim()))"""
+    )
+    ov = s.overall["score"]
+    d = ov["RandomForest"] - ov["Ridge"]
+    sign = "+" if d > 0 else ""
+    assert rows[0] == [
+        "Overall",
+        fmt_score(ov["Ridge"]),
+        f"{fmt_score(ov['RandomForest'])} ({sign}{fmt_score(d)})",
+    ]
+    mae = next(r for r in rows if r[0] == "MAE")
+    # RandomForest MAE 48 scores (70-48)/30 = 0.733, Ridge 45 -> 0.833: difference -0.100
+    assert mae == ["MAE", "0.833 45 mg/dL", "0.733 (-0.100) 48 mg/dL"]
+    f = figure(page, "compare-graph")
+    assert [t["type"] for t in f["data"]] == ["scatterpolar", "scatterpolar"]
+    heads = page.locator("#compare-table thead th").all_inner_texts()
+    assert heads[1:] == ["Ridge regression", "Random forest"]
+
+
+def test_benchmark_figure_sorted_and_follows_thresholds(env):
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    page.goto(f"{env['url']}/?v=Regression/Diabetes")
+    f = figure(page, "bench-fig")
+    bench = [t for t in f["data"] if t["name"] == "benchmark score"][0]
+    ys = [y for y in bench["y"] if y is not None]
+    assert ys == sorted(ys, reverse=True) and len(bench["x"]) == 6
+    box = page.locator("input[name='Regression/Diabetes/MAE.bad']")
+    box.fill("100")
+    box.press("Enter")
+    new = score(raw, cfg.apply_changes({"Regression/Diabetes/MAE": {"bad": 100}}))
+    want = round(float(new.metrics["Diabetes/MAE"]["Ridge"]), 6)  # (100-45)/60
+    f = figure(
+        page,
+        "bench-fig",
+        lambda f: any(
+            x == "Ridge regression" and y is not None and abs(y - want) < 1e-6
+            for t in f["data"]
+            if t["name"] == "MAE"
+            for x, y in zip(t["x"], t["y"], strict=False)
+        ),
+    )
+
+
+def test_no_errors(env):
+    assert not env["errors"]
+    assert not [p for p in env["seen"].problems if "favicon" not in p]

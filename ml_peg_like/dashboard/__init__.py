@@ -102,6 +102,7 @@ def create_app(
         sidebar=navigation.sidebar(config),
         crumbs=html.Div([navigation.crumbs_layout(config), *explore_view.layout(cache)]),
         grid=[
+            *rowsync.stores(rowsync.default_key()),  # invisible: the grid stays last
             policy.layout(scores),
             *grid.layout(
                 cols,
@@ -114,7 +115,6 @@ def create_app(
                 ),
                 len(raw.models),
             ),
-            *rowsync.stores(rowsync.default_key()),
         ],
         head_tools=theme.controls(),
         after_grid=[*([rob["tau_line"]] if rob else []), modelcard.layout()],

@@ -12,8 +12,6 @@ from .dominance import dominance_of
 from .families import WeightFamily, levels_of, param_families
 from .walk import global_interval, leader_intervals, nearest_first
 
-COLUMNS = ["path", "field", "current", "low", "high"]
-
 
 def _scores(values, models, cfg: Config, instances=None) -> Scores:
     return score_values(np.asarray(values, dtype=float), tuple(models), cfg, instances)

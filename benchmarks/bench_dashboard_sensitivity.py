@@ -2,6 +2,8 @@
 """(Kept from main at the issue-15 merge: bench_dashboard.py now spawns `serve` and compares
 full table vs row deltas; this file keeps the in-process --sensitivity comparison.)
 
+    python benchmarks/bench_dashboard_sensitivity.py --sensitivity --only ml-peg,large --edits 15
+
 Dashboard latency in headless Chromium: committed threshold edit -> last updated cell of the
 overall score column, median of N edits, for three data sets:
 
@@ -17,8 +19,9 @@ a random loopback port, as in the browser tests.
 
     python benchmarks/bench_dashboard.py [--edits 12] [--only demo,ml-peg,large] [--sensitivity]
 
-``--sensitivity``: measure each data set twice in the same run, with the stability intervals
-(and dominance marks) shown and without (``create_app(sensitivity=False)``), and print the ratio.
+``--sensitivity``: the edit latency of each data set with the stability intervals (and dominance
+marks) shown and without (``create_app(sensitivity=False)``), interleaved edit by edit in one run
+(see ``compare_sensitivity``), and the ratio.
 
 Timing: a capture-phase keydown listener stamps the Enter that commits the box; a
 MutationObserver on the grid stamps the first DOM mutation after which every rendered cell of
@@ -283,23 +286,80 @@ def measure(name: str, cfg, raw, n_edits: int, sensitivity: bool = True) -> dict
     return result
 
 
-def compare_sensitivity(name: str, cfg, raw, n_edits: int, rounds: int = 3) -> None:
-    """Median edit latency with the intervals shown and without, alternating ``rounds`` times
-    (a loaded machine drifts: alternating spreads the drift over both)."""
-    runs: dict[bool, list[float]] = {True: [], False: []}
-    for _ in range(rounds):
-        for on in (False, True):
-            runs[on] += measure(name, cfg, raw, max(1, n_edits // rounds), sensitivity=on)[
-                "edit_ms"
-            ]
-    off, on = statistics.median(runs[False]), statistics.median(runs[True])
+def _timed(app, sink: list[float]):
+    """Record the server time of every callback request of ``app`` (ms) in ``sink``."""
+    inner = app.server.wsgi_app
+
+    def wrapper(environ, start_response):
+        t = time.perf_counter()
+        body = list(inner(environ, start_response))
+        if environ.get("PATH_INFO", "").endswith("_dash-update-component"):
+            sink.append((time.perf_counter() - t) * 1000)
+        return body
+
+    app.server.wsgi_app = wrapper
+    return app
+
+
+def compare_sensitivity(name: str, cfg, raw, n_edits: int) -> dict:
+    """Edit latency with the intervals shown and without, interleaved edit by edit.
+
+    Two apps (``create_app(sensitivity=True / False)``) are served side by side, a page of one
+    browser on each; every value is typed into both pages, one after the other, the order
+    flipped every time (a shared machine drifts: interleaving spreads the drift over both).
+    Every value is new (no memo holds its state). Server time per edit from a WSGI wrapper."""
+    server: dict[bool, list[float]] = {False: [], True: []}
+    apps = {on: _timed(create_app(cfg, raw, sensitivity=on), server[on]) for on in (False, True)}
+    path = influential_metric(cfg)
+    metric = cfg.node(path)
+    bench_view = path.rsplit("/", 1)[0]
+    fracs = np.random.default_rng(3).permutation(np.linspace(0.0, 0.6, 2 * n_edits + 24))
+    values = [metric.good + f * (metric.bad - metric.good) for f in fracs]
+    lat: dict[bool, list[float]] = {False: [], True: []}
+    srv: dict[bool, list[float]] = {False: [], True: []}
+    with (
+        live_server(apps[False]) as url_off,
+        live_server(apps[True]) as url_on,
+        chromium() as browser,
+    ):
+        pages = {}
+        for on, url in ((False, url_off), (True, url_on)):
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(url + "/" + make_query({}, bench_view))
+            page.wait_for_selector(f"input[name='{path}.good']")
+            page.wait_for_selector("#grid .ag-cell[col-id='o']")
+            page.wait_for_timeout(300)
+            page.evaluate(INSTALL)
+            pages[on] = page
+        for k, value in enumerate(values):
+            if min(len(lat[False]), len(lat[True])) >= n_edits:
+                break
+            new = score(raw, cfg.apply_changes({path: {"good": value}}))
+            expected = {m: fmt_score(v, cfg.scale) for m, v in new.overall["score"].items()}
+            for on in (False, True) if k % 2 == 0 else (True, False):
+                page = pages[on]
+                page.evaluate("(e) => window.__arm(e)", expected)
+                n_before = len(server[on])
+                box = page.locator(f"input[name='{path}.good']")
+                box.fill(repr(float(value)))
+                box.press("Enter")
+                t_done = page.evaluate("async () => (await window.__done) - window.__t0")
+                page.wait_for_timeout(150)
+                if k >= 2:  # the first two values warm both up
+                    lat[on].append(t_done)
+                    srv[on].append(sum(server[on][n_before:]))
+    off, on = statistics.median(lat[False]), statistics.median(lat[True])
+    q_off, q_on = (statistics.quantiles(lat[x], n=4) for x in (False, True))
+    s_off, s_on = statistics.median(srv[False]), statistics.median(srv[True])
     print(
         f"{name:7s} {len(raw.models):5d} models x {len(cfg.metric_paths()):5d} metrics: "
-        f"edit -> overall column median without intervals {off:.0f} ms (n={len(runs[False])}), "
-        f"with intervals {on:.0f} ms (n={len(runs[True])}): {100 * (on / off - 1):+.1f} % "
-        "(target <= +15 %)",
+        f"edit -> overall column median without intervals {off:.0f} ms, with {on:.0f} ms "
+        f"(n={len(lat[True])} each, interleaved): ratio {on / off:.3f} ({100 * (on / off - 1):+.1f} %, "
+        f"target <= +15 %); quartiles {q_off[0]:.0f}-{q_off[2]:.0f} / {q_on[0]:.0f}-{q_on[2]:.0f} ms; "
+        f"server median {s_off:.0f} / {s_on:.0f} ms",
         flush=True,
     )
+    return {"off": off, "on": on, "server_off": s_off, "server_on": s_on}
 
 
 def main(argv=None) -> int:

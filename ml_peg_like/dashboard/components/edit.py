@@ -551,6 +551,7 @@ def register(
             else no_update
             for m in ctx.outputs_grouping["msg"]
         ]
-        if sv:
-            out["interval"] = sv.outputs(ctx.outputs_grouping["interval"])
+        if sv:  # only the texts that differ from those of the state the page shows
+            shown_sv = sens.cached(encode_changes(changes), v)
+            out["interval"] = sv.outputs(ctx.outputs_grouping["interval"], shown_sv)
         return out

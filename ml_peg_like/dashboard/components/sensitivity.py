@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from dash import ALL, Input, Output, State, dcc, html
+from dash import ALL, Input, Output, State, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from ...config import Benchmark, Category, Config
@@ -100,9 +100,15 @@ class ViewSensitivity:
                 out[field] = (hit[1], hit[2])
         return out
 
-    def outputs(self, group: list[dict]) -> list[str]:
-        """The texts of the interval spans of ``group`` (``ctx.outputs_grouping``)."""
-        return [self.texts.get((o["id"][ids.KEY_PATH], o["id"][ids.KEY_FIELD]), "") for o in group]
+    def outputs(self, group: list[dict], shown: ViewSensitivity | None = None) -> list:
+        """The texts of the interval spans of ``group`` (``ctx.outputs_grouping``); ``shown``:
+        the state the page shows now (same view), whose equal texts are not sent again."""
+        out = []
+        for o in group:
+            k = (o["id"][ids.KEY_PATH], o["id"][ids.KEY_FIELD])
+            text = self.texts.get(k, "")
+            out.append(no_update if shown is not None and shown.texts.get(k, "") == text else text)
+        return out
 
 
 class Sensitivity:
@@ -113,6 +119,11 @@ class Sensitivity:
         self._memo: OrderedDict[tuple[str, str], ViewSensitivity] = OrderedDict()
         self._lock = threading.Lock()
         self._dominance = DominanceMemo()  # an edit of one threshold: one metric compared
+
+    def cached(self, key: str, view: str) -> ViewSensitivity | None:
+        """The memoised state ``key`` of ``view``, None when it is not held."""
+        with self._lock:
+            return self._memo.get((key, view))
 
     def view_state(self, key: str, scores: Scores, view: str) -> ViewSensitivity:
         """The intervals of the boxes of ``view`` and the dominance, for the state ``key``

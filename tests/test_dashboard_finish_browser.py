@@ -235,6 +235,15 @@ def test_dark_score_cells_and_the_rank_first_on_a_phone(env):
     )
     assert order[0] == "rank" and order.index("model") < order.index("o")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    # the curve is drawn in the dark: only its bottom layer has the page's background
+    page.goto(url + "/?v=Classification%2FIris")
+    page.wait_for_selector("#curve .js-plotly-plot .scatterlayer .point")
+    layers = page.evaluate(
+        "() => [...document.querySelectorAll('#curve .svg-container > svg.main-svg')]"
+        ".map(s => getComputedStyle(s).backgroundColor)"
+    )
+    assert len(layers) >= 2 and layers[0] != "rgba(0, 0, 0, 0)"
+    assert all(c == "rgba(0, 0, 0, 0)" for c in layers[1:])
     # the theme button: light cells again, dark text
     page.click("#theme-toggle")
     page.wait_for_function(

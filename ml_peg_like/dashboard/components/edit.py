@@ -132,6 +132,7 @@ STATES = dict(
     colsig=State(ids.COLSIG, "data"),
     shown_status=State(ids.STATUS, "children"),
     graph=State(ids.curve_graph(ALL), "id"),
+    plot_graphs=explore_view.plots.EXISTING,
 )
 
 
@@ -493,6 +494,7 @@ def register(
             sel=sel,
             models=shown_models,
             view_changed=view_changed,
+            graphs=explore_view.plots.existing(kw["plot_graphs"]),
         )
         if n_changed != n_before or rewrite:
             out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"

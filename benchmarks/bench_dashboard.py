@@ -1,36 +1,34 @@
 #!/usr/bin/env python
-"""Dashboard latency in headless Chromium: committed threshold edit -> last updated cell of the
-overall score column, median of N edits, for three data sets:
+"""Dashboard scale benchmark (issue 15): ``ml-peg-like serve DIR`` spawned per run, measured in
+headless Chromium, BEFORE (``--full-table``: every edit sends the whole table) and AFTER (row
+deltas: only the changed cells), on up to five data sets:
 
-  (a) demo      data/demo (20 models)
-  (b) ml-peg    30 models x the 77 benchmarks / 339 metrics / 18 categories of
-                ../shared/anchors/ml-peg/configs, seeded synthetic raw values (3 % missing,
-                policy 'skip' so that overall scores exist)
-  (c) large     1,000 models x 1,000 metrics (10 categories x 10 benchmarks x 10 metrics)
+  ml-peg      30 models x the 77 benchmarks / 339 metrics / 18 categories of
+              ../shared/anchors/ml-peg/configs, seeded synthetic raw values (3 % missing, 'skip')
+  300x339, 1000x339, 10000x339   the same metrics, more models
+  1000x1000   1,000 models x 1,000 metrics (10 categories x 10 benchmarks x 10 metrics)
 
-Also: first render (navigation start -> first overall cell in the DOM, from the browser's own
-clock) and the size of one edit's response. The app is served in-process (werkzeug, threaded) on
-a random loopback port, as in the browser tests.
+    python benchmarks/bench_dashboard.py [--edits 10] [--rounds 2] [--only ml-peg,1000x1000]
 
-    python benchmarks/bench_dashboard.py [--edits 12] [--only demo,ml-peg,large] [--sensitivity]
-
-``--sensitivity``: measure each data set twice in the same run, with the stability intervals
-(and dominance marks) shown and without (``create_app(sensitivity=False)``), and print the ratio.
-
-Timing: a capture-phase keydown listener stamps the Enter that commits the box; a
-MutationObserver on the grid stamps the first DOM mutation after which every rendered cell of
-the table's Overall column shows the engine's value for the edited config (formatted by the
-Python twin of the grid's formatter). The edit is made in the benchmark view, whose table pins
-the Overall column beside the metric columns.
+Per run: first overall cells from spawn (and HTTP ready), edit -> all responses done (median of
+N threshold edits in the benchmark view of the most influential metric: a capture-phase keydown
+stamps the Enter; done = the later of the first DOM mutation after which every rendered Overall
+cell shows the engine's value and the end of the last callback response), the bytes of one
+edit's responses (median; uncompressed JSON bodies), the layout size and the server's RSS.
+``--rounds R`` runs before/after/before/after... R times each, interleaved, and reports the
+median over the rounds: the machine may be shared, and interleaving cancels load drift.
 """
 
 from __future__ import annotations
 
 import argparse
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -40,10 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from browser_utils import chromium, live_server  # noqa: E402
+from browser_utils import chromium  # noqa: E402
 
 from ml_peg_like import config_from_dict, load_dataset, raw_from_frame, score  # noqa: E402
-from ml_peg_like.dashboard import create_app  # noqa: E402
 from ml_peg_like.dashboard.state import make_query  # noqa: E402
 from ml_peg_like.dashboard.tables import fmt_score  # noqa: E402
 
@@ -145,15 +142,16 @@ def large_config(n_cat=10, n_bench=10, n_metric=10) -> dict:
 def datasets(only: set[str]):
     if "demo" in only:
         yield "demo", *load_dataset(ROOT / "data" / "demo")
-    if "ml-peg" in only:
-        if not ANCHORS.is_dir():
-            print(f"(b) skipped: {ANCHORS} not found")
-        else:
-            cfg = config_from_dict(mlpeg_config())
-            yield "ml-peg", cfg, synthetic_raw(cfg, 30, seed=42)
-    if "large" in only:
+    mlpeg = config_from_dict(mlpeg_config()) if ANCHORS.is_dir() else None
+    for name, n in (("ml-peg", 30), ("300x339", 300), ("1000x339", 1000), ("10000x339", 10000)):
+        if name in only:
+            if mlpeg is None:
+                print(f"{name} skipped: {ANCHORS} not found")
+            else:
+                yield name, mlpeg, synthetic_raw(mlpeg, n, seed=42)
+    if "1000x1000" in only:
         cfg = config_from_dict(large_config())
-        yield "large", cfg, synthetic_raw(cfg, 1000, seed=7)
+        yield "1000x1000", cfg, synthetic_raw(cfg, 1000, seed=7)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -215,124 +213,179 @@ def influential_metric(cfg) -> str:
     return best
 
 
-def measure(name: str, cfg, raw, n_edits: int, sensitivity: bool = True) -> dict:
-    app = create_app(cfg, raw, sensitivity=sensitivity)
+def write_dataset(name: str, cfg, raw, root: Path) -> Path:
+    """The data set as a directory ``ml-peg-like serve`` reads (config.yml + raw_metrics.csv)."""
+    from ml_peg_like import dump_config
+
+    out = root / name
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / "raw_metrics.csv").is_file():
+        (out / "config.yml").write_text(dump_config(cfg), encoding="utf-8")
+        raw.to_long(cfg).to_csv(out / "raw_metrics.csv", index=False, float_format="%.10g")
+    load_dataset(out)  # builds the binary raw cache once, so both runs start alike
+    return out
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+ALL_DONE = """(t0) => Math.max(0, ...performance.getEntriesByType('resource')
+  .filter(e => e.name.includes('_dash-update-component') && e.startTime >= t0 - 1)
+  .map(e => e.responseEnd - t0))"""
+
+
+def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, browser) -> dict:
+    """Spawn ``ml-peg-like serve DIR`` (``--full-table``: the whole table per edit) and time it."""
     path = influential_metric(cfg)
     metric = cfg.node(path)
     bench_view = path.rsplit("/", 1)[0]
     good0, bad0 = metric.good, metric.bad
     candidates = [good0 + f * (bad0 - good0) for f in (0.0, 0.45, 0.2, 0.6, 0.1, 0.35)]
     result: dict = {"name": name, "models": len(raw.models), "metrics": len(cfg.metric_paths())}
-    with live_server(app) as url, chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        sizes: list[int] = []
-        posts: list[int] = []
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    cmd = [sys.executable, "-m", "ml_peg_like", "serve", str(data_dir), "--port", str(port)]
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    t_spawn = time.perf_counter()
+    proc = subprocess.Popen(
+        cmd + (["--full-table"] if full else []),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        while True:
+            try:
+                urllib.request.urlopen(url + "/health", timeout=1).read()
+                break
+            except OSError:
+                if proc.poll() is not None or time.perf_counter() - t_spawn > 120:
+                    raise RuntimeError(f"{name}: the server did not start") from None
+                time.sleep(0.02)
+        result["http_ready_s"] = time.perf_counter() - t_spawn
+        page.goto(url)
+        page.wait_for_selector("#grid .ag-cell[col-id='o']", timeout=120_000)
+        result["first_cells_s"] = time.perf_counter() - t_spawn
+        result["layout_kib"] = len(urllib.request.urlopen(url + "/_dash-layout").read()) / 1024
+        sizes: list[tuple[float, int]] = []
 
         def on_response(r):
             if "_dash-update-component" in r.url:
-                posts.append(1)
                 try:
-                    sizes.append(len(r.body()))
+                    sizes.append((time.perf_counter(), len(r.body())))
                 except Exception:  # noqa: BLE001 (a 204 has no body)
-                    sizes.append(0)
+                    sizes.append((time.perf_counter(), 0))
 
         page.on("response", on_response)
-        # first render of the overview (cold browser cache: a fresh page in a fresh browser)
-        t = time.perf_counter()
-        page.goto(url)
-        page.wait_for_selector("#grid .ag-cell[col-id='o']")
-        result["first_render_ms"] = page.evaluate("() => performance.now()")
-        result["first_render_wall_ms"] = (time.perf_counter() - t) * 1000
-        # the benchmark view, by URL
         page.goto(url + "/" + make_query({}, bench_view))
-        page.wait_for_selector(f"input[name='{path}.good']")
+        page.wait_for_selector(f"input[name='{path}.good']", timeout=120_000)
         page.wait_for_selector("#grid .ag-cell[col-id='o']")
-        page.wait_for_timeout(300)
+        page.wait_for_timeout(500)
         page.evaluate(INSTALL)
-        times, last = [], None
+        times, per_edit = [], []
         i = 0
-        for k in range(n_edits + 40):
+        for _k in range(n_edits + 40):
             if len(times) >= n_edits:
                 break
             value = candidates[(i + 1) % len(candidates)]
             i += 1
             new = score(raw, cfg.apply_changes({path: {"good": value}}))
             expected = {m: fmt_score(v, cfg.scale) for m, v in new.overall["score"].items()}
-            shown = page.evaluate("() => window.__collect()")
-            names, vals = shown
+            names, vals = page.evaluate("() => window.__collect()")
             visible_now = {names[r]: vals[r] for r in vals if r in names}
             if all(expected.get(m) == t for m, t in visible_now.items()):
                 continue  # this edit would not change a rendered cell: not measurable
             page.evaluate("(e) => window.__arm(e)", expected)
-            n_before = len(posts)
+            n_before = len(sizes)
             box = page.locator(f"input[name='{path}.good']")
             box.fill(f"{value:.6g}" if abs(value) < 1e6 else repr(value))
             box.press("Enter")
-            t_done = page.evaluate("async () => (await window.__done) - window.__t0")
-            times.append(t_done)
-            page.wait_for_timeout(150)
-            last = sizes[-1] if sizes else None
-            result.setdefault("posts_per_edit", []).append(len(posts) - n_before)
-            del k
+            t_cells = page.evaluate("async () => (await window.__done) - window.__t0")
+            page.wait_for_timeout(250)
+            t_resp = page.evaluate(ALL_DONE, page.evaluate("() => window.__t0"))
+            times.append(max(t_cells, t_resp))
+            per_edit.append(sum(b for _t, b in sizes[n_before:]))
         result["edit_ms"] = times
         result["median_ms"] = statistics.median(times) if times else float("nan")
-        result["edit_response_bytes"] = last
+        result["edit_kib"] = statistics.median(per_edit) / 1024 if per_edit else float("nan")
+        result["rss_mib"] = rss_mib(proc.pid)
+    finally:
+        page.close()
+        proc.terminate()
+        proc.wait(timeout=20)
     return result
 
 
-def compare_sensitivity(name: str, cfg, raw, n_edits: int, rounds: int = 3) -> None:
-    """Median edit latency with the intervals shown and without, alternating ``rounds`` times
-    (a loaded machine drifts: alternating spreads the drift over both)."""
-    runs: dict[bool, list[float]] = {True: [], False: []}
-    for _ in range(rounds):
-        for on in (False, True):
-            runs[on] += measure(name, cfg, raw, max(1, n_edits // rounds), sensitivity=on)[
-                "edit_ms"
-            ]
-    off, on = statistics.median(runs[False]), statistics.median(runs[True])
-    print(
-        f"{name:7s} {len(raw.models):5d} models x {len(cfg.metric_paths()):5d} metrics: "
-        f"edit -> overall column median without intervals {off:.0f} ms (n={len(runs[False])}), "
-        f"with intervals {on:.0f} ms (n={len(runs[True])}): {100 * (on / off - 1):+.1f} % "
-        "(target <= +15 %)",
-        flush=True,
-    )
+TARGETS = {  # issue 15: first cells s, edit ms, KiB per edit, RSS MiB
+    "ml-peg": (1.5, 60, 10, 120),
+    "1000x1000": (3, 100, 50, 250),
+    "10000x339": (6, 300, 100, 600),
+}
+
+
+def _merge(runs: list[dict]) -> dict:
+    """One result from interleaved rounds: medians over the rounds; every edit time kept."""
+    out = dict(runs[0])
+    for k in ("first_cells_s", "http_ready_s", "median_ms", "edit_kib", "layout_kib", "rss_mib"):
+        out[k] = statistics.median(r[k] for r in runs)
+    out["edit_ms"] = [t for r in runs for t in r["edit_ms"]]
+    out["round_ms"] = [round(r["median_ms"]) for r in runs]
+    return out
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--edits", type=int, default=12)
-    p.add_argument("--only", default="demo,ml-peg,large")
-    p.add_argument(
-        "--sensitivity",
-        action="store_true",
-        help="edit latency with and without the stability intervals, interleaved, same run",
-    )
+    p.add_argument("--edits", type=int, default=10)
+    p.add_argument("--only", default="ml-peg,300x339,1000x339,1000x1000,10000x339")
+    p.add_argument("--rounds", type=int, default=2, help="interleaved before/after rounds")
+    p.add_argument("--data", default=None, help="where the data sets are written (default: tmp)")
     args = p.parse_args(argv)
-    only = set(args.only.split(","))
-    targets = {"demo": 150, "ml-peg": 150, "large": 600}
-    rows = []
-    for name, cfg, raw in datasets(only):
-        if args.sensitivity:
-            compare_sensitivity(name, cfg, raw, args.edits)
-            continue
-        r = measure(name, cfg, raw, args.edits)
-        rows.append(r)
-        posts = r.get("posts_per_edit", [])
-        print(
-            f"({'abc'[['demo', 'ml-peg', 'large'].index(name)]}) {name:7s} "
-            f"{r['models']:5d} models x {r['metrics']:5d} metrics: "
-            f"edit -> overall column median {r['median_ms']:.0f} ms "
-            f"(min {min(r['edit_ms']):.0f}, max {max(r['edit_ms']):.0f}, n={len(r['edit_ms'])}; "
-            f"target <= {targets[name]} ms); "
-            f"first render {r['first_render_ms']:.0f} ms; "
-            f"one edit's response {r['edit_response_bytes'] / 1024:.1f} KiB; "
-            f"server round trips per edit: {sorted(set(posts))}",
-            flush=True,
-        )
+    only = args.only.split(",")
+    root = Path(args.data or tempfile.mkdtemp(prefix="bench-dashboard-"))
+    cols = ("first_cells_s", "median_ms", "edit_kib", "layout_kib", "rss_mib")
+    print(
+        "data | run | first cells from spawn s (HTTP ready) | edit -> all responses ms | "
+        "KiB per edit | layout KiB | server RSS MiB",
+        flush=True,
+    )
+    with chromium() as browser:
+        for name, cfg, raw in datasets(set(only)):
+            d = write_dataset(name, cfg, raw, root)
+            runs: dict[bool, list[dict]] = {True: [], False: []}
+            for _r in range(args.rounds):  # A/B/A/B: load drift hits both alike
+                for full in (True, False):
+                    runs[full].append(measure(name, cfg, raw, args.edits, d, full, browser))
+            before, after = _merge(runs[True]), _merge(runs[False])
+            for tag, r in (("before", before), ("after", after)):
+                print(
+                    f"{name} {r['models']}x{r['metrics']} | {tag} | {r['first_cells_s']:.2f} "
+                    f"({r['http_ready_s']:.2f}) | {r['median_ms']:.0f} (rounds {r['round_ms']}) | "
+                    f"{r['edit_kib']:.1f} | {r['layout_kib']:.0f} | {r['rss_mib']:.0f}",
+                    flush=True,
+                )
+            ratio = " ".join(
+                f"{c}={before[c] / after[c]:.2f}" if after[c] else f"{c}=n/a" for c in cols
+            )
+            t = TARGETS.get(name)
+            met = ""
+            if t:
+                ok = [
+                    after["first_cells_s"] <= t[0],
+                    after["median_ms"] <= t[1],
+                    after["edit_kib"] <= t[2],
+                    after["rss_mib"] <= t[3],
+                ]
+                met = " targets (first, edit, KiB, RSS) " + " ".join(
+                    f"{'met' if o else 'MISSED'}<={v}" for o, v in zip(ok, t, strict=True)
+                )
+            print(f"{name} | before/after | {ratio}{met}", flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    with tempfile.TemporaryDirectory():
-        raise SystemExit(main())
+    raise SystemExit(main())

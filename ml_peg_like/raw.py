@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import rawcache
 from .config import Config, ModelRef, load_config
 from .errors import DataError, Problem
 from .files import megabytes, read_limited
@@ -411,8 +412,25 @@ def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
     if isinstance(source, str | Path) and Path(source).is_dir():
         source = Path(source) / "raw_metrics.csv"
         name = str(source)
-    df = _read_table(source, name)
-    raw = raw_from_frame(df, cfg, ignore_unknown=ignore_unknown, source=name)
+    if hasattr(source, "read"):
+        return raw_from_frame(
+            _read_table(source, name), cfg, ignore_unknown=ignore_unknown, source=name
+        )
+    data = read_limited(source, max_raw_bytes(), error=DataError)
+    key = (
+        rawcache.cache_key(data, cfg.metric_ids(), ignore_unknown)
+        if len(data) >= rawcache.MIN_BYTES
+        else None
+    )
+    hit = rawcache.load(Path(source), key) if key else None
+    if hit is not None:
+        models, ids, values, warnings = hit
+        return RawData(models, ids, values, None, warnings)
+    raw = raw_from_frame(
+        _read_table(io.BytesIO(data), name), cfg, ignore_unknown=ignore_unknown, source=name
+    )
+    if key:
+        rawcache.store(Path(source), key, raw.models, raw.metric_ids, raw.values, raw.warnings)
     return raw
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from pathlib import Path
 
 from ..errors import ConfigError, Problem
@@ -26,7 +25,7 @@ from ..robustness import (
     JITTER_SCALES,
     rank_robustness,
 )
-from .common import number
+from .common import add_data_args, number, warn
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -42,10 +41,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
             "rankings."
         ),
     )
-    p.add_argument(
-        "config", help="config YAML, or a dataset directory (config.yml + raw_metrics.csv)"
-    )
-    p.add_argument("raw", nargs="?", default=None, help="raw metrics CSV (long or wide)")
+    add_data_args(p)
     p.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help="Monte Carlo samples")
     p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same result)")
     p.add_argument("--top-k", type=int, default=DEFAULT_TOP_K, help="k of P(top k)")
@@ -80,11 +76,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="changes to apply (JSON text or a .json file: {key path: {field: value}})",
     )
     p.add_argument("--no-leave-one-out", action="store_true", help="skip the leave-one-out pass")
-    p.add_argument(
-        "--ignore-unknown",
-        action="store_true",
-        help="skip rows naming an unknown benchmark or metric (with a warning) instead of failing",
-    )
     p.add_argument("--out", required=True, help="output directory")
     p.set_defaults(func=run)
     return p
@@ -114,8 +105,7 @@ def run(args) -> int:
     """Run ``robustness``; 0 on success, 2 (one line per problem on stderr) on bad input."""
     # bad input raises MlPegLikeError: ml_peg_like.cli.main prints one line per problem and exits 2
     base, raw = load_dataset(args.config, args.raw, ignore_unknown=args.ignore_unknown)
-    for w in raw.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+    warn(raw.warnings)
     cfg = base
     if args.preset is not None:
         if args.preset not in base.presets:

@@ -10,10 +10,10 @@ nearest the current one that puts the model first; empty when none) and ``DIR/do
 from __future__ import annotations
 
 import csv
-import sys
 from pathlib import Path
 
-from ..errors import INPUT_ERRORS, ConfigError, Problem, report
+from ..errors import ConfigError, Problem
+from .common import add_data_args, warn
 
 
 def add_parser(subparsers):
@@ -22,17 +22,9 @@ def add_parser(subparsers):
         "sensitivity",
         help="how far each weight and threshold can move before the ranking changes (exact)",
     )
-    p.add_argument(
-        "config", help="config YAML, or a dataset directory (config.yml + raw_metrics.csv)"
-    )
-    p.add_argument("raw", nargs="?", default=None, help="raw metrics CSV (long or wide)")
+    add_data_args(p)
     p.add_argument("--model", default=None, help="also write whatif.csv for this model")
     p.add_argument("--top-k", type=int, default=1, help="intervals keep the top-k set (default 1)")
-    p.add_argument(
-        "--ignore-unknown",
-        action="store_true",
-        help="skip rows naming an unknown benchmark or metric (with a warning)",
-    )
     p.add_argument("--out", required=True, help="output directory")
     p.set_defaults(func=run)
     return p
@@ -40,21 +32,12 @@ def add_parser(subparsers):
 
 def run(args) -> int:
     """Run ``sensitivity``; 0 on success, 2 (one line per problem on stderr) on bad input."""
-    try:
-        return _run(args)
-    except INPUT_ERRORS as exc:
-        return report(exc)
-
-
-def _run(args) -> int:
+    # bad input raises MlPegLikeError: ml_peg_like.cli.main prints one line per problem and exits 2
     from ..raw import load_dataset
     from ..sensitivity import dominance, stability_intervals, what_if
 
-    cfg, raw = load_dataset(
-        args.config, args.raw, ignore_unknown=getattr(args, "ignore_unknown", False)
-    )
-    for w in raw.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+    cfg, raw = load_dataset(args.config, args.raw, ignore_unknown=args.ignore_unknown)
+    warn(raw.warnings)
     if args.top_k is None or args.top_k < 1:
         raise ConfigError([Problem("--top-k", f"must be at least 1, got {args.top_k}")])
     models = tuple(raw.models)

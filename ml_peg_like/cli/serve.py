@@ -28,6 +28,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "in this server, on a private diskcache)",
     )
     p.add_argument("--debug", action="store_true", help="Dash debug mode (never in production)")
+    p.add_argument(
+        "--full-table",
+        action="store_true",
+        help="send the whole table on every edit, not only the changed cells (benchmarks)",
+    )
+    p.add_argument(
+        "--always-deltas",
+        action="store_true",
+        help="send only the changed cells even when the whole table is small (benchmarks)",
+    )
     p.set_defaults(func=run)
     return p
 
@@ -44,6 +54,7 @@ def run(args) -> int:
             port=args.port,
             debug=args.debug,
             workers=args.workers,
+            deltas=False if args.full_table else (True if args.always_deltas else "auto"),
             broker=args.broker,
         )
         or 0

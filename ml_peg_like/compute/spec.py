@@ -51,6 +51,7 @@ _SHORTHANDS = {"mape90": ("mape_top_quantile", 0.9), "mape10": ("mape_top_quanti
 _COMMON_KEYS = {"name", "fn", "scale", "per_instance"}
 _PER_ATOM = ("none", "n", "sqrt")
 _WHERE = ("reference_zero", "all")
+_MODES = ("magnitude", "component")
 
 
 @dataclass(frozen=True)
@@ -151,17 +152,30 @@ class _Locator:
 
 
 def _fraction(value: Any, path: tuple, loc: _Locator, problems: list[Problem]) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        problems.append(
-            loc.problem(path, f"expected a fraction in [0, 1], got {short_repr(value)}")
-        )
-        return None
-    if not 0.0 <= float(value) <= 1.0:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
         problems.append(
             loc.problem(path, f"expected a fraction in [0, 1], got {short_repr(value)}")
         )
         return None
     return float(value)
+
+
+def _flag(value: Any, path: tuple, loc: _Locator, problems: list[Problem]) -> bool:
+    """``value`` as a bool; anything but true/false is a problem."""
+    if not isinstance(value, bool):
+        problems.append(loc.problem(path, f"expected true or false, got {short_repr(value)}"))
+    return bool(value)
+
+
+def _choice(
+    value: Any, choices: tuple[str, ...], path: tuple, loc: _Locator, problems, expected: str = ""
+) -> str:
+    """``value`` as lower-case text, which must be one of ``choices``."""
+    v = str(value).strip().lower()
+    if v not in choices:
+        expected = expected or f"one of {', '.join(choices)}"
+        problems.append(loc.problem(path, f"expected {expected}, got {short_repr(value)}"))
+    return v
 
 
 def _check_keys(raw: Mapping, allowed: set[str], path: tuple, loc, problems, what: str) -> None:
@@ -242,44 +256,17 @@ def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> 
     else:
         kw["scale"] = float(scale)
     if "per_instance" in raw:
-        if not isinstance(raw["per_instance"], bool):
-            problems.append(
-                loc.problem(
-                    path + ("per_instance",),
-                    f"expected true or false, got {short_repr(raw['per_instance'])}",
-                )
-            )
-        kw["per_instance"] = bool(raw["per_instance"])
+        kw["per_instance"] = _flag(raw["per_instance"], path + ("per_instance",), loc, problems)
     if "per_atom" in raw and "per_atom" in info.options:
         v = raw["per_atom"]
-        v = "none" if v is None or v is False else str(v).strip().lower()
-        if v not in _PER_ATOM:
-            problems.append(
-                loc.problem(
-                    path + ("per_atom",),
-                    f"expected one of {', '.join(_PER_ATOM)}, got {short_repr(raw['per_atom'])}",
-                )
-            )
-        kw["per_atom"] = v
+        v = "none" if v is None or v is False else v
+        kw["per_atom"] = _choice(v, _PER_ATOM, path + ("per_atom",), loc, problems)
     if "weighted" in raw and "weighted" in info.options:
-        if not isinstance(raw["weighted"], bool):
-            problems.append(
-                loc.problem(
-                    path + ("weighted",),
-                    f"expected true or false, got {short_repr(raw['weighted'])}",
-                )
-            )
-        kw["weighted"] = bool(raw["weighted"])
+        kw["weighted"] = _flag(raw["weighted"], path + ("weighted",), loc, problems)
     if "mode" in raw and "mode" in info.options:
-        v = str(raw["mode"]).strip().lower()
-        if v not in ("magnitude", "component"):
-            problems.append(
-                loc.problem(
-                    path + ("mode",),
-                    f"expected magnitude or component, got {short_repr(raw['mode'])}",
-                )
-            )
-        kw["mode"] = v
+        kw["mode"] = _choice(
+            raw["mode"], _MODES, path + ("mode",), loc, problems, "magnitude or component"
+        )
     if fn == "mape_top_quantile":
         q = raw.get("quantile", quantile_default)
         if q is None:
@@ -305,15 +292,7 @@ def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> 
         else:
             kw["tol"] = float(t)
     if "where" in raw and "where" in info.options:
-        v = str(raw["where"]).strip().lower()
-        if v not in _WHERE:
-            problems.append(
-                loc.problem(
-                    path + ("where",),
-                    f"expected one of {', '.join(_WHERE)}, got {short_repr(raw['where'])}",
-                )
-            )
-        kw["where"] = v
+        kw["where"] = _choice(raw["where"], _WHERE, path + ("where",), loc, problems)
     if len(problems) > n0:
         return None
     return MetricSpec(name=name, fn=fn, **kw)
@@ -354,23 +333,12 @@ def spec_from_dict(data: Any, source: str = "", *, text: str | None = None) -> S
         _check_keys(
             braw, {"kind", "vector", "max_missing", "metrics"}, path, loc, problems, "a benchmark"
         )
-        kind = str(braw.get("kind", "scalar")).strip().lower()
+        kind = _choice(braw.get("kind", "scalar"), KINDS, path + ("kind",), loc, problems)
         if kind not in KINDS:
-            problems.append(
-                loc.problem(
-                    path + ("kind",),
-                    f"expected one of {', '.join(KINDS)}, got {short_repr(braw.get('kind'))}",
-                )
-            )
             kind = "scalar"
         if "vector" in braw:
             if not isinstance(braw["vector"], bool):
-                problems.append(
-                    loc.problem(
-                        path + ("vector",),
-                        f"expected true or false, got {short_repr(braw['vector'])}",
-                    )
-                )
+                _flag(braw["vector"], path + ("vector",), loc, problems)
             elif braw["vector"]:
                 if "kind" in braw and kind != "vector":
                     problems.append(

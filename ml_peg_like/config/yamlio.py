@@ -11,6 +11,7 @@ ML-PEG config (every benchmark of its analysis configs) is ~94 KB and ~6,300 nod
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from yaml.composer import Composer
 from ..errors import ConfigError, Problem
 from ..files import megabytes, read_limited
 from .model import Config
-from .nodes import metric_to_dict
+from .nodes import Benchmark, Category, metric_to_dict
 from .parse import config_from_dict
 
 #: the largest config file (or upload) read, in bytes
@@ -152,33 +153,38 @@ def loads_config(text: str | bytes, source: str = "<text>") -> Config:
     return config_from_dict(safe_load_yaml(text, source), source)
 
 
+def _group_to_dict(
+    node: Category | Benchmark, extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """A category's or benchmark's own settings: weight, description, ``extra``, meta."""
+    out: dict[str, Any] = {"weight": node.weight}
+    if node.description is not None:
+        out["description"] = node.description
+    out.update(extra or {})
+    if node.meta:
+        out["meta"] = dict(node.meta)
+    return out
+
+
 def config_to_dict(cfg: Config) -> dict[str, Any]:
     out: dict[str, Any] = {"title": cfg.title}
     if cfg.description is not None:
         out["description"] = cfg.description
     out["missing"] = cfg.missing
     out["scale"] = int(cfg.scale)
-    cats: dict[str, Any] = {}
-    for c in cfg.categories:
-        cd: dict[str, Any] = {"weight": c.weight}
-        if c.description is not None:
-            cd["description"] = c.description
-        if c.missing:
-            cd["missing"] = c.missing
-        if c.meta:
-            cd["meta"] = dict(c.meta)
-        benches: dict[str, Any] = {}
-        for b in c.benchmarks:
-            bd: dict[str, Any] = {"weight": b.weight}
-            if b.description is not None:
-                bd["description"] = b.description
-            if b.meta:
-                bd["meta"] = dict(b.meta)
-            bd["metrics"] = {m.name: metric_to_dict(m) for m in b.metrics}
-            benches[b.name] = bd
-        cd["benchmarks"] = benches
-        cats[c.name] = cd
-    out["categories"] = cats
+    out["categories"] = {
+        c.name: {
+            **_group_to_dict(c, {"missing": c.missing} if c.missing else {}),
+            "benchmarks": {
+                b.name: {
+                    **_group_to_dict(b),
+                    "metrics": {m.name: metric_to_dict(m) for m in b.metrics},
+                }
+                for b in c.benchmarks
+            },
+        }
+        for c in cfg.categories
+    }
     if cfg.presets:
         out["presets"] = {k: {p: dict(f) for p, f in v.items()} for k, v in cfg.presets.items()}
     if cfg.vetoes:

@@ -27,6 +27,7 @@ from .components import (
     policy,
     robustness_callbacks,
     robustness_layout,
+    rowsync,
     settings,
     theme,
     toolbar,
@@ -61,6 +62,7 @@ def create_app(
     broker: str | None = None,
     jobs_manager=None,
     sensitivity: bool = True,
+    deltas: bool | str = "auto",
 ) -> dash.Dash:
     """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine.
 
@@ -72,6 +74,9 @@ def create_app(
     ``app.robustness_manager`` (the manager, None without the view).
     ``sensitivity``: show the boxes' stability intervals, the dominance marks, the curve's bands
     and the "what would put this model first?" picker (components/sensitivity.py).
+    ``deltas``: "auto": an edit sends the grid only the cells that changed when the whole
+    table would be large (``rowsync.FULL_TABLE_MAX_BYTES``); True: always; False: the whole
+    table, as before issue 15 (the benchmark compares them).
     """
     cache = ScoreCache(config, raw)
     scores = cache.default_scores
@@ -97,6 +102,7 @@ def create_app(
         sidebar=navigation.sidebar(config),
         crumbs=html.Div([navigation.crumbs_layout(config), *explore_view.layout(cache)]),
         grid=[
+            *rowsync.stores(rowsync.default_key()),  # invisible: the grid stays last
             policy.layout(scores),
             *grid.layout(
                 cols,
@@ -137,7 +143,8 @@ def create_app(
             if tau is not None:
                 dash.set_props(ids.ROB_TAU, {"children": tau})
 
-    edit.register(app, cache, on_changes=on_changes, sensitivity=sens)
+    edit.register(app, cache, on_changes=on_changes, sensitivity=sens, deltas=deltas)
+    rowsync.register(app)
     if sens:
         sens_view.register(app, cache)
     harden(app.server)
@@ -155,11 +162,12 @@ def serve(
     workers: int = 1,
     title: str | None = None,
     broker: str | None = None,
+    deltas: bool | str = "auto",
 ) -> int:
     """Serve the dashboard: ``workers`` > 1 runs gunicorn (a production WSGI server, debug always
     off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``.
     ``broker``: background jobs on Celery with that Redis (see :func:`create_app`)."""
-    app = create_app(config, raw, title=title, broker=broker)
+    app = create_app(config, raw, title=title, broker=broker, deltas=deltas)
     if workers and workers > 1:
         try:
             from gunicorn.app.base import BaseApplication

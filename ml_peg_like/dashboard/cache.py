@@ -12,7 +12,8 @@ from ..raw import RawData
 from ..scoring import Scores, score_values
 from .state import Changes, attribute_options, attribute_values, encode_changes, try_changes
 
-CACHE_BYTES = 256 * 1024 * 1024  # the memo of scores per change set, per worker process
+#: the memo of scores per change set, per worker process (issue 15: bounded for the RSS targets)
+CACHE_BYTES = 64 * 1024 * 1024
 
 
 class ScoreCache:

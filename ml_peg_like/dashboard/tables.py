@@ -87,16 +87,6 @@ REASON_TIPS = {
 }
 
 
-def _reason_codes(
-    child_scores: np.ndarray,
-    weights: np.ndarray,
-    starts: np.ndarray,
-    parent: np.ndarray,
-    child_codes: np.ndarray | None = None,
-) -> np.ndarray:
-    return agg.reasons(child_scores, weights, starts, parent, child_codes)
-
-
 def missing_reasons(
     child_scores: np.ndarray,
     weights: np.ndarray,
@@ -112,7 +102,7 @@ def missing_reasons(
     if child_codes is not None and child_codes.dtype == object:
         lookup = {letter: k for k, letter in enumerate(_LETTERS)}
         child_codes = np.vectorize(lookup.get, otypes=[np.uint8])(child_codes)
-    return _LETTERS[_reason_codes(child_scores, weights, starts, parent, child_codes)]
+    return _LETTERS[agg.reasons(child_scores, weights, starts, parent, child_codes)]
 
 
 class Layout:
@@ -474,13 +464,13 @@ def row_data(
     overall = scores.overall_scores[idx]
     fields[ids.COL_OVERALL] = _round(overall)
     mcodes = agg.metric_reasons(scores.raw_values, scores.metric_scores)
-    bcodes = _reason_codes(
+    bcodes = agg.reasons(
         scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores, mcodes
     )
-    ccodes = _reason_codes(
+    ccodes = agg.reasons(
         scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores, bcodes
     )
-    reasons[ids.COL_OVERALL] = _reason_codes(
+    reasons[ids.COL_OVERALL] = agg.reasons(
         scores.cat_scores,
         plan.w_cat,
         np.zeros(1, dtype=np.intp),

@@ -13,6 +13,7 @@ import io
 import json
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,6 +125,18 @@ def read_json_file(path: Path, reporter: Reporter) -> Any:
     except RecursionError:
         reporter.malformed(path, "invalid JSON: nested too deeply")
         return None
+
+
+def read_mapping(
+    read: Callable[[Path, Reporter], Any], path: Path, reporter: Reporter, expected: str
+) -> Mapping | None:
+    """``read(path, reporter)`` (:func:`read_json_file` or :func:`read_yaml_file`) when it gives
+    a mapping; else None, and anything but a mapping is reported as malformed (``expected``)."""
+    data = read(path, reporter)
+    if data is not None and not isinstance(data, Mapping):
+        reporter.malformed(path, expected)
+        return None
+    return data
 
 
 def read_yaml_file(path: Path, reporter: Reporter) -> Any:

@@ -35,7 +35,6 @@ __all__ = [
     "write_scores",
 ]
 
-LEVELS = ("metric_scores", "benchmark_scores", "category_scores", "overall_scores")
 FORMATS = ("csv", "json", "xlsx", "latex")
 
 

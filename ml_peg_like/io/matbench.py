@@ -35,6 +35,7 @@ from .common import (
     Reporter,
     as_number,
     clean_name,
+    read_mapping,
     read_yaml_file,
 )
 
@@ -312,11 +313,13 @@ def matbench_to_dataset(src: str | Path, *, strict: bool = False) -> Converted:
     models: list[dict[str, Any]] = []
     model_ids: list[str] = []
     for path in files:
-        doc = read_yaml_file(path, reporter)
+        doc = read_mapping(
+            read_yaml_file,
+            path,
+            reporter,
+            "expected a mapping (model_name, model_key, metrics, ...)",
+        )
         if doc is None:
-            continue
-        if not isinstance(doc, Mapping):
-            reporter.malformed(path, "expected a mapping (model_name, model_key, metrics, ...)")
             continue
         key = doc.get("model_key") if _attr(doc.get("model_key")) else path.stem
         model = clean_name(_attr(key), f"{path}: model_key", reporter)

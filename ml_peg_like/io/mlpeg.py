@@ -20,10 +20,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..aggregation import INVALIDATE
 from ..errors import DataError, MlPegLikeError, Problem
 from ..scoring import score
-from .common import NOT_A_NUMBER, Converted, Reporter, as_number, clean_name, read_json_file
+from .common import (
+    NOT_A_NUMBER,
+    Converted,
+    Reporter,
+    as_number,
+    clean_name,
+    read_json_file,
+    read_mapping,
+)
 from .mlpeg_configs import (
     AppConfig,
     CategoryNames,
@@ -36,7 +43,6 @@ from .mlpeg_configs import (
     text_value,
     threshold_value,
     tooltip_text,
-    unique_bench,
     weight_value,
 )
 
@@ -85,15 +91,12 @@ def mlpeg_to_dataset(
             ]
         )
 
-    categories: dict[str, Any] = {}
-    present: dict[str, str] = {}
     rows: list[tuple[str, str, str, float | None]] = []
     stored: dict[tuple[str, str], float | None] = {}
     display: dict[str, Counter] = {}
     lot_of_model: dict[str, str] = {}
     meta_of_model: dict[str, dict[str, Any]] = {}
     model_order: list[str] = []
-    seen_bench: set[str] = set()
     used_folders: dict[Path, Path] = {}
 
     for path in tables:
@@ -105,11 +108,10 @@ def mlpeg_to_dataset(
                 f"a second table for benchmark {bfolder!r} (first: {used_folders[path.parent].name}): skipped",
             )
             continue
-        table = read_json_file(path, reporter)
+        table = read_mapping(
+            read_json_file, path, reporter, "expected a JSON object with 'data' and 'thresholds'"
+        )
         if table is None:
-            continue
-        if not isinstance(table, Mapping):
-            reporter.malformed(path, "expected a JSON object with 'data' and 'thresholds'")
             continue
         used_folders[path.parent] = path
 
@@ -213,16 +215,9 @@ def mlpeg_to_dataset(
             reporter.warn(path, "no metric with thresholds: benchmark skipped")
             continue
 
-        bname = unique_bench(bfolder, cfolder, seen_bench, path, reporter)
-        cname = cats.name(cfolder)
-        present[cfolder] = cname
-        cat = categories.setdefault(cname, {**cats.settings(cfolder), "benchmarks": {}})
         desc = text_value(table.get("description"))
-        bdict: dict[str, Any] = {"weight": cats.bench_weight(cfolder, bfolder)}
-        if desc:
-            bdict["description"] = desc
-        bdict["metrics"] = metrics
-        cat["benchmarks"][bname] = bdict
+        fields: dict[str, Any] = {"description": desc} if desc else {}
+        bname = cats.add_benchmark(cfolder, bfolder, path, {**fields, "metrics": metrics})
 
         # -- rows
         mlots_model = table.get("model_levels_of_theory")
@@ -273,17 +268,9 @@ def mlpeg_to_dataset(
             )
 
     reporter.raise_errors()
-    if not categories:
+    if not cats.categories:
         raise DataError([Problem(str(src), "no table with usable metrics")])
-    config: dict[str, Any] = {
-        "title": "ML-PEG",
-        "description": f"Converted from ML-PEG app tables ({src.name})",
-        "missing": INVALIDATE,
-        "categories": categories,
-    }
-    presets = cats.presets(present)
-    if presets:
-        config["presets"] = presets
+    config = cats.config(f"Converted from ML-PEG app tables ({src.name})")
     models = []
     for m in model_order:
         attrs: dict[str, Any] = {"model": m}

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..aggregation import INVALIDATE
 from ..errors import DataError, Problem
-from .common import NOT_A_NUMBER, Reporter, as_number, clean_name, read_yaml_file
+from .common import NOT_A_NUMBER, Reporter, as_number, clean_name, read_mapping, read_yaml_file
 
 # ------------------------------------------------------------------------------------------------
 # Metric settings
@@ -120,21 +120,21 @@ class AppConfig:
                 if not alt.is_file():
                     continue
                 f = alt
-            data = read_yaml_file(f, reporter)
+            data = read_mapping(
+                read_yaml_file, f, reporter, "expected a mapping with title, description, weight"
+            )
             if data is None:
-                continue
-            if not isinstance(data, Mapping):
-                reporter.malformed(f, "expected a mapping with title, description, weight")
                 continue
             self.categories[sub.name] = {"_file": f, **data}
         presets_file = self.dir / "utils" / "weight_presets.yml"
         if presets_file.is_file():
-            data = read_yaml_file(presets_file, reporter)
-            if data is not None and not isinstance(data, Mapping):
-                reporter.malformed(
-                    presets_file, "expected a mapping of preset name to category titles"
-                )
-            elif data:
+            data = read_mapping(
+                read_yaml_file,
+                presets_file,
+                reporter,
+                "expected a mapping of preset name to category titles",
+            )
+            if data:
                 for name, titles in data.items():
                     if isinstance(titles, str):
                         titles = [titles]
@@ -187,12 +187,39 @@ def read_metrics_yml(path: Path, reporter: Reporter) -> dict[str, Mapping[str, A
 
 class CategoryNames:
     """Category folder -> config name (the app title when given), weight, description, and the
-    benchmark weights; keeps names unique."""
+    benchmark weights; keeps names unique. Collects the converted config's categories
+    (:meth:`add_benchmark`) and gives the config (:meth:`config`)."""
 
     def __init__(self, app: AppConfig, reporter: Reporter):
         self.app = app
         self.reporter = reporter
         self.names: dict[str, str] = {}
+        self.categories: dict[str, Any] = {}
+        self.present: dict[str, str] = {}  # folder -> config name, of the categories added
+        self.seen_bench: set[str] = set()
+
+    def add_benchmark(self, cfolder: str, bfolder: str, where, fields: dict[str, Any]) -> str:
+        """Put benchmark ``bfolder`` (``fields``: description, metrics) into its category, with
+        its weight; returns its name in the config (unique)."""
+        bname = unique_bench(bfolder, cfolder, self.seen_bench, where, self.reporter)
+        cname = self.name(cfolder)
+        self.present[cfolder] = cname
+        cat = self.categories.setdefault(cname, {**self.settings(cfolder), "benchmarks": {}})
+        cat["benchmarks"][bname] = {"weight": self.bench_weight(cfolder, bfolder), **fields}
+        return bname
+
+    def config(self, description: str) -> dict[str, Any]:
+        """The ML-PEG config of the benchmarks added, with the presets of their categories."""
+        config: dict[str, Any] = {
+            "title": "ML-PEG",
+            "description": description,
+            "missing": INVALIDATE,
+            "categories": self.categories,
+        }
+        presets = self.presets(self.present)
+        if presets:
+            config["presets"] = presets
+        return config
 
     def name(self, folder: str) -> str:
         if folder in self.names:
@@ -286,9 +313,6 @@ def mlpeg_config_from_analysis(
         raise DataError([Problem(str(root), "not a directory")])
     app = AppConfig(app_dir, reporter)
     cats = CategoryNames(app, reporter)
-    categories: dict[str, Any] = {}
-    present: dict[str, str] = {}
-    seen_bench: set[str] = set()
     for (cfolder, bfolder), path in sorted(analysis_index(root).items()):
         metrics = read_metrics_yml(path, reporter)
         if metrics is None:
@@ -304,26 +328,11 @@ def mlpeg_config_from_analysis(
         if not mdicts:
             reporter.warn(path, "no usable metric: benchmark skipped")
             continue
-        bname = unique_bench(bfolder, cfolder, seen_bench, path, reporter)
-        cname = cats.name(cfolder)
-        present[cfolder] = cname
-        cat = categories.setdefault(cname, {**cats.settings(cfolder), "benchmarks": {}})
-        cat["benchmarks"][bname] = {
-            "weight": cats.bench_weight(cfolder, bfolder),
-            "metrics": mdicts,
-        }
+        cats.add_benchmark(cfolder, bfolder, path, {"metrics": mdicts})
     reporter.raise_errors()
-    if not categories:
+    if not cats.categories:
         raise DataError([Problem(str(root), "no <category>/<benchmark>/metrics.yml found")])
-    config: dict[str, Any] = {
-        "title": "ML-PEG",
-        "description": "ML-PEG's benchmarks, thresholds and weights (from its analysis configs)",
-        "missing": INVALIDATE,
-        "categories": categories,
-    }
-    presets = cats.presets(present)
-    if presets:
-        config["presets"] = presets
+    config = cats.config("ML-PEG's benchmarks, thresholds and weights (from its analysis configs)")
     if warnings is not None:
         warnings.extend(reporter.warnings)
     return config

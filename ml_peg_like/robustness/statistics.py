@@ -55,21 +55,34 @@ def kendall_tau(a, b):
     entries or a constant vector). All pairs are compared at once, in row batches of bounded size.
     """
     shared = np.ndim(b) == 1 and np.ndim(a) > 1 and not np.isnan(np.asarray(b, float)).any()
+
+    def clean_rows(X, Y):  # in row batches of bounded size, b's pair signs computed once
+        sb = _pair_signs(np.asarray(b, float)[None]) if shared else None
+        step = max(1, CHUNK_ELEMENTS // (X.shape[1] ** 2))
+        return np.concatenate(
+            [_kendall_block(X[s : s + step], Y[s : s + step], sb) for s in range(0, len(X), step)]
+        )
+
+    return _by_row(a, b, _kendall_block, clean_rows)
+
+
+def _by_row(a, b, block, clean_rows=None):
+    """``block(X, Y)`` (rows of X against rows of Y, one value per row) over the last axis of
+    ``a`` and ``b``: the rows without NaN at once (by ``clean_rows`` if given), every
+    other row over the entries present in both (NaN when fewer than 2). A float for two
+    vectors, an array for stacks of vectors."""
     A, B, lead = _rows(a, b)
     rows, n = A.shape
     out = np.full(rows, np.nan)
     if n >= 2:
         bad = np.isnan(A).any(axis=1) | np.isnan(B).any(axis=1)
         clean = np.flatnonzero(~bad)
-        sb = _pair_signs(np.asarray(b, float)[None]) if shared and clean.size else None
-        step = max(1, CHUNK_ELEMENTS // (n * n))
-        for s in range(0, clean.size, step):
-            idx = clean[s : s + step]
-            out[idx] = _kendall_block(A[idx], B[idx], sb)
+        if clean.size:
+            out[clean] = (clean_rows or block)(A[clean], B[clean])
         for i in np.flatnonzero(bad):
             ok = ~(np.isnan(A[i]) | np.isnan(B[i]))
             if ok.sum() >= 2:
-                out[i] = _kendall_block(A[i, ok][None], B[i, ok][None])[0]
+                out[i] = block(A[i, ok][None], B[i, ok][None])[0]
     return float(out[0]) if not lead else out.reshape(lead)
 
 
@@ -127,21 +140,7 @@ def spearman_rho(a, b):
     Ties get average ranks; entries NaN in either vector are left out; NaN when undefined.
     Returns a float for two vectors, an array for stacks of vectors.
     """
-    A, B, lead = _rows(a, b)
-    rows, n = A.shape
-    out = np.full(rows, np.nan)
-    if n >= 2:
-        bad = np.isnan(A).any(axis=1) | np.isnan(B).any(axis=1)
-        clean = np.flatnonzero(~bad)
-        if clean.size:
-            out[clean] = pearson_rows(average_ranks(A[clean]), average_ranks(B[clean]))
-        for i in np.flatnonzero(bad):
-            ok = ~(np.isnan(A[i]) | np.isnan(B[i]))
-            if ok.sum() >= 2:
-                out[i] = pearson_rows(average_ranks(A[i, ok][None]), average_ranks(B[i, ok][None]))[
-                    0
-                ]
-    return float(out[0]) if not lead else out.reshape(lead)
+    return _by_row(a, b, lambda X, Y: pearson_rows(average_ranks(X), average_ranks(Y)))
 
 
 def rank_samples(values) -> np.ndarray:

@@ -15,7 +15,6 @@ from .scores import rank_desc
 #: the words shown instead of a number
 NEW = "new"
 NO_SCORE = "no score"
-WORDS = (NEW, NO_SCORE)
 
 
 def rank_change(before, after) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,6 @@ from ..scoring import TIE_DECIMALS, Scores, score_values
 from .families import WeightFamily, param_families
 from .walk import global_interval, leader_intervals, nearest_first
 
-COLUMNS = ["path", "field", "current", "low", "high"]
 PAIR_BLOCK = 4_000_000  # pair x metric comparisons per block in dominance_of
 DENSE_METRICS = 8  # dominance_of: metrics compared on the full model x model grid first
 

@@ -55,6 +55,7 @@ from . import curve, grid, navigation, policy, settings, toolbar
 from . import explore as explore_view
 from .inputs import attr_selection, boxes_of, text
 from .presets import apply_preset
+from .rowsync import RowSync
 from .sensitivity import EDIT_INPUTS as SENS_INPUTS
 from .sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
 from .sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
@@ -77,6 +78,8 @@ OUTPUTS = dict(
     search=Output(ids.URL, "search"),
     qs=Output(ids.QS, "data"),
     rows=Output(ids.GRID, "rowData"),
+    rowdelta=Output(ids.ROWDELTA, "data"),
+    rowkey=Output(ids.ROWKEY, "data"),
     cols=Output(ids.GRID, "columnDefs"),
     colsig=Output(ids.COLSIG, "data"),
     settings=Output(ids.SETTINGS, "children"),
@@ -130,6 +133,7 @@ STATES = dict(
     view=State(ids.VIEW, "data"),
     qs=State(ids.QS, "data"),
     colsig=State(ids.COLSIG, "data"),
+    rowkey=State(ids.ROWKEY, "data"),
     shown_status=State(ids.STATUS, "children"),
     graph=State(ids.curve_graph(ALL), "id"),
     plot_graphs=explore_view.plots.EXISTING,
@@ -166,17 +170,34 @@ def register(
     *,
     on_changes: OnChanges | None = None,
     sensitivity: Sensitivity | None = None,
+    deltas: bool | str = "auto",
 ) -> None:
     """The edit callback. ``on_changes(changes)``: called after every accepted change of the
     settings, inside the same request (e.g. to update another part with ``set_props``).
     ``sensitivity``: the boxes' stability intervals, dominance marks, curve bands and the
-    what-if buttons (components/sensitivity.py) go in the same response."""
+    what-if buttons (components/sensitivity.py) go in the same response.
+    ``deltas``: send the grid only the cells that changed ("auto": when the table is large;
+    False: the whole table each time; see ``rowsync.RowSync``)."""
     defaults = cache.defaults
     paths = cache.paths
     sens = sensitivity
     outputs = {**OUTPUTS, **SENS_OUTPUTS} if sens else OUTPUTS
     inputs = {**INPUTS, **SENS_INPUTS} if sens else INPUTS
     wildcards = (*WILDCARD_OUTPUTS, *SENS_WILDCARD) if sens else WILDCARD_OUTPUTS
+
+    def build_rows(changes_key: str, scores, view: str, models, rank_shown: bool) -> list[dict]:
+        sv = sens.view_state(changes_key, scores, view) if sens else None
+        return row_data(
+            scores,
+            view,
+            default_overall=cache.default_scores.overall_scores,
+            models=models,
+            dominated=sv.dominated if sv else None,
+            names=cache.display,
+            rank_shown=rank_shown,
+        )
+
+    rowsync = RowSync(cache, build_rows, deltas=deltas)
 
     @app.callback(output=outputs, inputs=inputs, state=STATES, prevent_initial_call=True)
     def update(**kw: Any) -> dict[str, Any]:
@@ -434,13 +455,14 @@ def register(
             out["qs"] = query
         sv = sens.view_state(key, scores, v) if sens else None
         shown_models = filtered_models(filters, cache.models, cache.attr_values)
-        out["rows"] = row_data(
-            scores,
-            v,
-            default_overall=cache.default_scores.overall_scores,
+        rowsync.output(
+            out,
+            kw["rowkey"],
+            changes_key=key,
+            scores=scores,
+            view=v,
+            filters=filters,
             models=shown_models,
-            dominated=sv.dominated if sv else None,
-            names=cache.display,
             rank_shown=bool(kw["rank_shown"]),
         )
         n_all = len(cache.models)

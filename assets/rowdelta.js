@@ -1,0 +1,49 @@
+/* Merges a row delta (ml_peg_like/dashboard/rowdelta.py) into the grid as ONE synchronous AG
+   Grid row transaction through the grid's API: only the changed rows are updated; sorting and
+   filtering follow. Positions index the rows of the last full rowData, which is the grid's
+   insertion order (forEachNode). Not through the grid's rowTransaction prop: dash-ag-grid
+   applies that with applyTransactionAsync (a 50 ms batching wait) after re-rendering the
+   component, which made every edit slower than resending the whole table (issue 15). */
+window.dash_clientside = window.dash_clientside || {};
+window.dash_clientside.mplRows = {
+    apply: function (delta) {
+        const nu = window.dash_clientside.no_update;
+        if (!delta || !delta.c) { return nu; }
+        const api = window.dash_ag_grid.getApi(window.mplNames.grid);
+        const nodes = [];
+        api.forEachNode((n) => { nodes.push(n); });
+        if (nodes.length !== delta.n) {
+            console.error('row delta: the grid holds ' + nodes.length + ' rows, not ' + delta.n);
+        }
+        const rows = new Array(nodes.length);
+        const row = (k) => {
+            let r = rows[k];
+            if (r === undefined && nodes[k]) {
+                r = Object.assign({}, nodes[k].data);
+                rows[k] = r;
+            }
+            return r;
+        };
+        for (const [f, spec] of Object.entries(delta.c)) {
+            // "i": positions, or the name of an earlier field with the same positions;
+            // absent: the whole column, "u" listing the rows without the field
+            const pos = typeof spec.i === 'string' ? delta.c[spec.i].i : spec.i;
+            const vals = spec.v, absent = new Set(spec.u || []);
+            for (let k = 0; k < vals.length; k++) {
+                const at = pos ? pos[k] : k;
+                if (absent.has(at)) { continue; }
+                const r = row(at);
+                if (r) { r[f] = vals[k]; }
+            }
+        }
+        for (const [f, pos] of Object.entries(delta.x || {})) {
+            for (const k of pos) {
+                const r = row(k);
+                if (r) { delete r[f]; }
+            }
+        }
+        const update = rows.filter((r) => r !== undefined);
+        if (update.length) { api.applyTransaction({update: update}); }
+        return nu;
+    },
+};

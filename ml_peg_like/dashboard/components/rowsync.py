@@ -1,0 +1,156 @@
+"""Keeping the grid's rows in step with the state at the cost of the cells that changed.
+
+The edit callback hands :func:`rows_output` the state it answers (its changes, view, model
+filter) and the state the browser's rows show (the row-key store); this returns either a
+``rowData`` (another view or filter: the whole table) or a row delta (``rowdelta.py``) that a
+browser-side callback merges into the grid as an AG Grid row transaction (``update`` of the
+changed rows only). No per-user state: the browser's key says which rows it holds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from dash import ClientsideFunction, Input, Output, dcc, no_update
+
+from .. import ids
+from ..cache import ScoreCache
+from ..rowdelta import RowCache, diff_rows, parse_row_key, row_key
+from ..state import (
+    clean_changes,
+    decode_changes,
+    decode_filters,
+    encode_changes,
+    encode_filters,
+    filtered_models,
+)
+
+#: rows of (changes key, scores, view, models or None, rank among the shown) -- the grid's one
+#: row builder (``tables.row_data`` with the edit callback's arguments)
+BuildRows = Callable[[str, Any, str, "list[str] | None", bool], list[dict]]
+
+#: the view part of a row key when ranks are among the shown models (another row set)
+RANK_SHOWN = "\x00r"
+
+
+def _view_key(view: str, rank_shown: bool) -> str:
+    return view + (RANK_SHOWN if rank_shown else "")
+
+
+def stores(key: str) -> list:
+    """The key of the rows the grid shows (initially the page's embedded default rows) and the
+    next delta to merge."""
+    return [
+        dcc.Store(id=ids.ROWKEY, data=key),
+        dcc.Store(id=ids.ROWDELTA, data=None),
+    ]
+
+
+def default_key() -> str:
+    return row_key("", "", "")
+
+
+def register(app) -> None:
+    """The browser merges each delta into the grid (``assets/rowdelta.js``): no request."""
+    app.clientside_callback(
+        ClientsideFunction("mplRows", "apply"),
+        Output(ids.GRID, "rowTransaction"),
+        Input(ids.ROWDELTA, "data"),
+        prevent_initial_call=True,
+    )
+
+
+#: ``deltas="auto"``: a whole table up to this size (JSON) is sent as it is. Measured (issue 15,
+#: docs/PERFORMANCE-SCALE.md): merging a delta costs the browser one more Dash callback hop
+#: (40-60 ms on a loaded 2-core machine) than a rowData that arrives with the response, which on
+#: a local network outweighs sending up to ~100-200 KB more; above this size the delta wins
+FULL_TABLE_MAX_BYTES = 128 * 1024
+
+
+class RowSync:
+    """Builds and diffs the rows of two states for the edit callback (bounded cache).
+
+    ``deltas``: True: always a delta when one applies; False: always the whole table; "auto":
+    the whole table while it is at most ``full_max_bytes`` of JSON or not 4x the delta."""
+
+    def __init__(
+        self,
+        cache: ScoreCache,
+        build: BuildRows,
+        *,
+        deltas: bool | str = "auto",
+        full_max_bytes: int = FULL_TABLE_MAX_BYTES,
+    ):
+        self.full_max_bytes = full_max_bytes
+        self.cache = cache
+        self.build = build
+        self.deltas = deltas
+        self.rows = RowCache()
+
+    def rows_of(
+        self, key: str, changes_key: str, scores, view: str, models, rank_shown: bool
+    ) -> list[dict]:
+        return self.rows.get(key, lambda: self.build(changes_key, scores, view, models, rank_shown))
+
+    def _old_rows(self, shown: Any) -> tuple[str, list[dict]] | None:
+        """The rows the browser shows, rebuilt from its key (None when it is not readable)."""
+        parts = parse_row_key(shown)
+        if parts is None:
+            return None
+        s, view_key, f = parts
+        rank_shown = view_key.endswith(RANK_SHOWN)
+        view = view_key[: -len(RANK_SHOWN)] if rank_shown else view_key
+        c = self.cache
+        try:
+            changes = clean_changes(c.defaults, decode_changes(s))
+            if encode_changes(changes) != s:
+                return None
+            _cfg, scores = c.scores_for(changes, key=s)
+        except Exception:  # noqa: BLE001 (a forged or outdated key: send the whole table)
+            return None
+        filters = decode_filters(f, c.models, c.attr_options)
+        if encode_filters(filters) != f:
+            return None
+        models = filtered_models(filters, c.models, c.attr_values)
+        return view_key, self.rows_of(shown, s, scores, view, models, rank_shown)
+
+    def output(
+        self,
+        out: dict,
+        shown: Any,
+        *,
+        changes_key: str,
+        scores,
+        view: str,
+        filters: dict,
+        models: list[str] | None,
+        rank_shown: bool = False,
+    ) -> None:
+        """Fill ``out["rows"]`` (the whole table) or ``out["rowdelta"]`` and ``out["rowkey"]``."""
+        view_key = _view_key(view, rank_shown)
+        key = row_key(changes_key, view_key, encode_filters(filters))
+        if not self.deltas:  # the whole table every time (the benchmark's "before")
+            out["rows"] = self.build(changes_key, scores, view, models, rank_shown)
+            out["rowkey"] = key
+            return
+        if key == shown:
+            return  # the browser's rows are these already
+        new = self.rows_of(key, changes_key, scores, view, models, rank_shown)
+        out["rowkey"] = key
+        old = self._old_rows(shown) if self.deltas else None
+        delta = None
+        if old is not None and old[0] == view_key:
+            delta = diff_rows(old[1], new, ids.COL_MODEL)
+        if delta is not None and self.deltas == "auto":
+            full_size = len(orjson.dumps(new, option=orjson.OPT_SERIALIZE_NUMPY))
+            if full_size <= self.full_max_bytes or full_size < 4 * len(orjson.dumps(delta)):
+                delta = None  # the whole table is small: it is drawn sooner than a merge
+        if delta is None:
+            out["rows"] = new
+            out["rowdelta"] = no_update
+        else:
+            delta["t"] = time.time_ns() % 1_000_000_007  # two equal deltas are two updates
+            out["rowdelta"] = delta

@@ -1,0 +1,142 @@
+"""Row deltas: an edit sends the grid only the cells whose values changed (no Dash).
+
+The server keeps no per-user state. The browser holds, beside the grid, the key of the state its
+rows show (:func:`row_key`: the encoded changes, the view and the encoded model filter). On an
+edit the server rebuilds the rows of that state (a bounded cache usually holds them: they were the
+previous answer) and of the new state with the same builder, and sends :func:`diff_rows` of the
+two: any field a row carries (today's or one added later) is compared, so new columns pass through.
+
+A delta is ``{"n": rows, "c": {field: {"i": [row positions], "v": [values]}}, "x": {field:
+[row positions]}}``: positions index the rows of the last full ``rowData`` (the grid's insertion
+order; sorting and filtering do not change it); ``"i"`` is omitted when most rows changed (then
+``"v"`` holds the whole column and ``"u"`` the rows without the field), and is the NAME of an
+earlier field when the positions are the same as that field's (columns of one edit change on the
+same rows); ``x`` lists fields a row no longer has. ``assets/rowdelta.js`` merges it into the grid's rows.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+#: row caches, per worker process: at most this many row sets and this many cells in all
+#: (a cell is one field of one row: ~100 bytes as Python objects, so ~50 MB at most)
+ROW_CACHE_ENTRIES = 8
+ROW_CACHE_CELLS = 500_000
+
+Rows = list[dict]
+
+
+def row_key(changes_key: str, view: str, filters_key: str) -> str:
+    """The key of the rows a state shows (what the browser stores beside the grid)."""
+    return json.dumps([changes_key, view, filters_key], separators=(",", ":"))
+
+
+def parse_row_key(key: object) -> tuple[str, str, str] | None:
+    """(changes key, view, filters key) of :func:`row_key` text; None for anything else."""
+    if not isinstance(key, str) or len(key) > 500_000:
+        return None
+    try:
+        parts = json.loads(key)
+    except ValueError:
+        return None
+    if not (isinstance(parts, list) and len(parts) == 3 and all(isinstance(p, str) for p in parts)):
+        return None
+    return parts[0], parts[1], parts[2]
+
+
+def diff_rows(old: Rows, new: Rows, id_field: str) -> dict | None:
+    """The delta turning ``old`` into ``new`` (see module doc); None when the two do not hold
+    the same row ids in the same order (then the whole table must be sent)."""
+    if len(old) != len(new):
+        return None
+    changed: dict[str, tuple[list[int], list]] = {}
+    dropped: dict[str, list[int]] = {}
+    for k, (a, b) in enumerate(zip(old, new, strict=True)):
+        if a.get(id_field) != b.get(id_field):
+            return None
+        if a == b:
+            continue
+        for f, v in b.items():
+            if f not in a or a[f] != v:  # 1 == 1.0: the same number in the browser
+                pos, vals = changed.setdefault(f, ([], []))
+                pos.append(k)
+                vals.append(v)
+        for f in a.keys() - b.keys():
+            dropped.setdefault(f, []).append(k)
+    cols: dict = {}
+    seen: dict[tuple, str] = {}  # a position list already sent -> the field that carries it
+    for f, (pos, vals) in changed.items():
+        if 2 * len(pos) > len(new):  # most rows changed: the whole column is shorter
+            cols[f] = {"v": [b.get(f) for b in new]}
+            if any(f not in b for b in new):
+                cols[f]["u"] = [k for k, b in enumerate(new) if f not in b]
+            continue
+        tpos = tuple(pos)
+        cols[f] = {"i": seen.get(tpos, pos), "v": vals}
+        seen.setdefault(tpos, f)
+    out: dict = {"n": len(new), "c": cols}
+    if dropped:
+        out["x"] = dropped
+    return out
+
+
+def apply_delta(rows: Rows, delta: dict) -> Rows:
+    """``rows`` with ``delta`` applied (the Python twin of ``assets/rowdelta.js``; tests)."""
+    out = [dict(r) for r in rows]
+    cols = delta.get("c", {})
+    for f, spec in cols.items():
+        pos = spec.get("i", range(len(out)))
+        if isinstance(pos, str):
+            pos = cols[pos]["i"]
+        absent = set(spec.get("u", ()))
+        for k, v in zip(pos, spec["v"], strict=True):
+            if k not in absent:
+                out[k][f] = v
+    for f, pos in delta.get("x", {}).items():
+        for k in pos:
+            out[k].pop(f, None)
+    return out
+
+
+class RowCache:
+    """A small LRU of row sets by key, bounded in entries and in cells (see the constants)."""
+
+    def __init__(self, entries: int = ROW_CACHE_ENTRIES, cells: int = ROW_CACHE_CELLS):
+        self.entries, self.cells = entries, cells
+        self._memo: OrderedDict[Hashable, tuple[Rows, int]] = OrderedDict()
+        self._cells = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, build: Callable[[], Rows]) -> Rows:
+        with self._lock:
+            hit = self._memo.get(key)
+            if hit is not None:
+                self._memo.move_to_end(key)
+                return hit[0]
+        rows = build()
+        self.put(key, rows)
+        return rows
+
+    def put(self, key: Hashable, rows: Rows) -> None:
+        size = sum(len(r) for r in rows)
+        if size > self.cells:
+            return
+        with self._lock:
+            old = self._memo.pop(key, None)
+            if old is not None:
+                self._cells -= old[1]
+            self._memo[key] = (rows, size)
+            self._cells += size
+            while len(self._memo) > self.entries or self._cells > self.cells:
+                _k, (_r, n) = self._memo.popitem(last=False)
+                self._cells -= n
+
+    def __len__(self) -> int:
+        return len(self._memo)
+
+    @property
+    def n_cells(self) -> int:
+        return self._cells

@@ -1,0 +1,123 @@
+"""Row deltas (issue 15): only changed cells travel; the delta rebuilds the new rows exactly;
+the row cache is bounded in entries and cells."""
+
+from __future__ import annotations
+
+from ml_peg_like.dashboard.rowdelta import RowCache, apply_delta, diff_rows, parse_row_key, row_key
+
+OLD = [
+    {"model": "A", "rank": 1, "o": 0.9, "_w": {"c1": "n"}},
+    {"model": "B", "rank": 2, "o": 0.5},
+    {"model": "C", "rank": 3, "o": None},
+]
+NEW = [
+    {"model": "A", "rank": 2, "o": 0.6},  # rank and score changed, reason gone
+    {"model": "B", "rank": 1, "o": 0.7},
+    {"model": "C", "rank": 3, "o": None},  # unchanged
+]
+
+
+def test_delta_holds_only_the_changed_cells():
+    d = diff_rows(OLD, NEW, "model")
+    assert d == {
+        "n": 3,
+        # 2 of 3 rows changed: whole columns are shorter than positions + values
+        "c": {"rank": {"v": [2, 1, 3]}, "o": {"v": [0.6, 0.7, None]}},
+        "x": {"_w": [0]},
+    }
+    assert apply_delta(OLD, d) == NEW
+
+
+def test_few_changed_rows_send_positions_once_per_set():
+    old = [{"model": str(k), "rank": k, "o": 0.1 * k} for k in range(5)]
+    new = [dict(r) for r in old]
+    new[1].update(rank=3, o=0.9)
+    new[3].update(rank=1, o=0.2)
+    new[4]["s"] = 0.5  # a field only one row has, at another position
+    d = diff_rows(old, new, "model")
+    assert d == {
+        "n": 5,
+        "c": {
+            "rank": {"i": [1, 3], "v": [3, 1]},
+            "o": {"i": "rank", "v": [0.9, 0.2]},  # the same rows as rank: named, not repeated
+            "s": {"i": [4], "v": [0.5]},
+        },
+    }
+    assert apply_delta(old, d) == new
+
+
+def test_whole_column_skips_rows_without_the_field():
+    old = [{"model": str(k)} for k in range(3)]
+    new = [{"model": "0", "s": 1}, {"model": "1", "s": 2}, {"model": "2"}]
+    d = diff_rows(old, new, "model")
+    assert d == {"n": 3, "c": {"s": {"v": [1, 2, None], "u": [2]}}}
+    assert apply_delta(old, d) == new
+
+
+def test_a_column_changed_in_every_row_omits_positions():
+    old = [{"model": "A", "d": 0, "o": 1.0}, {"model": "B", "d": 1, "o": 0.5}]
+    new = [{"model": "A", "d": 3, "o": 1}, {"model": "B", "d": 2, "o": 0.5}]  # 1.0 == 1 in JS
+    assert diff_rows(old, new, "model") == {"n": 2, "c": {"d": {"v": [3, 2]}}}
+
+
+def test_other_rows_or_order_need_the_whole_table():
+    assert diff_rows(OLD, NEW[:2], "model") is None
+    assert diff_rows(OLD, [NEW[1], NEW[0], NEW[2]], "model") is None
+
+
+def test_row_key_round_trip_and_refusal():
+    assert parse_row_key(row_key("jabc", "Cat/B", "")) == ("jabc", "Cat/B", "")
+    for bad in (None, 3, "not json", '["a", "b"]', "[1, 2, 3]", "x" * 600_000):
+        assert parse_row_key(bad) is None
+
+
+def test_row_cache_is_bounded_in_entries_and_cells():
+    c = RowCache(entries=2, cells=10)
+    rows3 = [{"a": 1, "b": 2}] * 3  # 6 cells
+    c.put("k1", rows3)
+    c.put("k2", [{"a": 1}] * 4)  # 4 cells: 10 in all
+    assert len(c) == 2 and c.n_cells == 10
+    c.put("k3", [{"a": 1}])  # over both bounds: the oldest goes
+    assert len(c) == 2 and c.n_cells == 5
+    c.put("big", [{"a": 1}] * 11)  # larger than the whole cache: not kept
+    assert len(c) == 2
+    built = []
+    assert c.get("k3", lambda: built.append(1) or []) == [{"a": 1}] and not built
+
+
+def test_auto_sends_a_small_table_whole_and_a_large_one_as_a_delta(tmp_path):
+    import orjson
+    from browser_utils import small_dataset
+
+    from ml_peg_like.dashboard.cache import ScoreCache
+    from ml_peg_like.dashboard.components.rowsync import RowSync
+    from ml_peg_like.dashboard.state import encode_changes
+    from ml_peg_like.dashboard.tables import row_data
+
+    cfg, raw = small_dataset(tmp_path)
+    cache = ScoreCache(cfg, raw)
+    view, path = "Classification/Iris", "Classification/Iris/Accuracy"
+    changes = {path: {"good": 0.95}}
+    key = encode_changes(changes)
+    _c, scores = cache.scores_for(changes, key=key)
+
+    shown = row_key("", view, "")  # the browser shows this view's default rows
+
+    def answer(**kw) -> dict:
+        sync = RowSync(cache, lambda _k, sc, v, m, _r: row_data(sc, v, models=m), **kw)
+        out: dict = {}
+        sync.output(out, shown, changes_key=key, scores=scores, view=view, filters={}, models=None)
+        return out
+
+    small = answer()  # 5 rows: a few hundred bytes, under FULL_TABLE_MAX_BYTES
+    assert isinstance(small["rows"], list) and len(small["rows"]) == len(raw.models)
+    big = answer(full_max_bytes=0)  # every table "large": a delta when it is 4x smaller
+    forced = answer(deltas=True)
+    assert "rows" not in forced and forced["rowdelta"]["n"] == len(raw.models)
+    delta = {k: v for k, v in forced["rowdelta"].items() if k != "t"}
+    whole = len(orjson.dumps(small["rows"])) < 4 * len(orjson.dumps(delta))
+    if whole:  # the delta is not 4x smaller than the table: the whole table
+        assert big["rows"] == small["rows"]
+    else:
+        assert "rows" not in big and {k: v for k, v in big["rowdelta"].items() if k != "t"} == delta
+    assert answer(deltas=False)["rows"] == small["rows"]

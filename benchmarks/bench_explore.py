@@ -46,6 +46,12 @@ GRAPH_OK = """(exp) => { const g = document.querySelector('#explore-graph .js-pl
   return n > 0; }"""
 
 
+ARM_GRAPH = """(exp) => { const ok = GRAPH_OK;
+  window.__graphDone = new Promise(resolve => {
+    const poll = () => ok(exp) ? resolve(performance.now()) : requestAnimationFrame(poll);
+    requestAnimationFrame(poll); }); }"""
+
+
 def server_side(cfg, raw, n=20) -> float:
     """Median ms of explore.fill (the scatter of overall vs the first category) per edit."""
     import json
@@ -91,14 +97,15 @@ def _open(browser, url: str, query: str, explore: bool):
 def _edit(page, path: str, w: float, expected: dict, exp_y: dict | None) -> tuple[float, float]:
     """(grid ms, end ms) of one committed edit."""
     page.evaluate("(e) => window.__arm(e)", expected)
+    if exp_y is not None:  # stamped in the page (a poll on every frame), not by Playwright
+        page.evaluate(ARM_GRAPH.replace("GRAPH_OK", GRAPH_OK), exp_y)
     box = page.locator(f"input[name='{path}']")
     box.fill(repr(w))
     box.press("Enter")
     t_grid = page.evaluate("async () => (await window.__done)")
     t_end = t_grid
     if exp_y is not None:
-        page.wait_for_function(GRAPH_OK, arg=exp_y, polling="raf")
-        t_end = page.evaluate("() => performance.now()")
+        t_end = page.evaluate("async () => (await window.__graphDone)")
     t0 = page.evaluate("() => window.__t0")
     return t_grid - t0, t_end - t0
 

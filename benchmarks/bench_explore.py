@@ -9,7 +9,7 @@ where every rendered Overall cell shows the engine's value ("grid") AND, on the 
 the scatter's points hold the new overall scores ("scatter"). Also the server-side cost of the
 Explore part alone (``explore.fill``: values, Pareto front, the figure) per edit.
 
-    python benchmarks/bench_explore.py [--edits 10] [--only ml-peg,large] [--gl N]
+    python benchmarks/bench_explore.py [--edits 10] [--only ml-peg,1000x1000] [--gl N]
 
 ``--gl N``: Plotly ``scattergl`` above N points (default: the dashboard's own threshold), e.g.
 ``--gl 5000`` to measure SVG ``scatter`` at 1,000 models.
@@ -139,7 +139,7 @@ def interleaved(cfg, raw, n: int) -> dict[str, list[float]]:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--edits", type=int, default=10)
-    p.add_argument("--only", default="ml-peg,large")
+    p.add_argument("--only", default="ml-peg,1000x1000")
     p.add_argument("--gl", type=int, default=None, help="scattergl above this many points")
     args = p.parse_args(argv)
     if args.gl is not None:

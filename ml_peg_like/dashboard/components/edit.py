@@ -141,6 +141,7 @@ STATES = dict(
     rowkey=State(ids.ROWKEY, "data"),
     shown_status=State(ids.STATUS, "children"),
     graph=State(ids.curve_graph(ALL), "id"),
+    plot_graphs=explore_view.plots.EXISTING,
 )
 
 
@@ -527,6 +528,7 @@ def register(
             sel=sel,
             models=shown_models,
             view_changed=view_changed,
+            graphs=explore_view.plots.existing(kw["plot_graphs"]),
         )
         if n_changed != n_before or rewrite:
             out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"

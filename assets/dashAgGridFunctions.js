@@ -29,27 +29,64 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return typeof v === "number" && isFinite(v);
   }
 
-  dagfuncs.scoreColor = function (s) {
+  // the dark theme (assets/theme.js): the same tints mixed into the page's background, light text
+  var DARK_BG = [13, 17, 23];
+  var DARK_KEEP = 0.4;
+
+  function isDark() {
+    return document.documentElement.getAttribute("data-theme") === "dark";
+  }
+
+  dagfuncs.scoreColor = function (s, dark) {
     if (!isNum(s)) return null;
     var x = Math.max(0, Math.min(1, s));
+    var c = STOPS[STOPS.length - 1][1];
     for (var k = 1; k < STOPS.length; k++) {
       if (x <= STOPS[k][0]) {
         var a = STOPS[k - 1], b = STOPS[k];
         var t = (x - a[0]) / (b[0] - a[0]);
-        var c = a[1].map(function (v, i) { return Math.round(v + t * (b[1][i] - v)); });
-        return "rgb(" + c.join(",") + ")";
+        c = a[1].map(function (v, i) { return v + t * (b[1][i] - v); });
+        break;
       }
     }
-    return "rgb(" + STOPS[STOPS.length - 1][1].join(",") + ")";
+    if (dark) c = c.map(function (v, i) { return DARK_BG[i] + DARK_KEEP * (v - DARK_BG[i]); });
+    return "rgb(" + c.map(Math.round).join(",") + ")";
+  };
+
+  // A screen too narrow for the pinned columns (#, ±, model, overall): AG Grid unpins some.
+  // Unpin from the inside (overall, then ±) so that the rank stays first, and give the model's
+  // name less room on a phone.
+  var NARROW = 600;
+  var MODEL_NARROW = 150;
+  dagfuncs.unpinInner = function (params) {
+    var api = params.api;
+    var left = api && api.getDisplayedLeftColumns ? api.getDisplayedLeftColumns() : null;
+    if (!left) return params.columns;
+    var room = params.viewportWidth - 50;
+    var width = 0;
+    left.forEach(function (c) { width += c.getActualWidth(); });
+    var out = [];
+    for (var i = left.length - 1; i > 0 && width > room; i--) {
+      var id = left[i].getColId();
+      if (id === N().colModel && params.viewportWidth < NARROW) {
+        width -= left[i].getActualWidth() - MODEL_NARROW;
+        setTimeout(function () { api.setColumnWidths([{ key: id, newWidth: MODEL_NARROW }]); }, 0);
+        continue;
+      }
+      out.push(left[i]);
+      width -= left[i].getActualWidth();
+    }
+    return out;
   };
 
   dagfuncs.scoreStyle = function (params, key) {
     var s = params.data ? params.data[key] : null;
     var v = params.value;
+    var dark = isDark();
     if (v === null || v === undefined || !isNum(s)) {
-      return { backgroundColor: "transparent", color: "#8c959f" };
+      return { backgroundColor: "transparent", color: dark ? "#6e7681" : "#8c959f" };
     }
-    return { backgroundColor: dagfuncs.scoreColor(s), color: "#1f2328" };
+    return { backgroundColor: dagfuncs.scoreColor(s, dark), color: dark ? "#e6edf3" : "#1f2328" };
   };
 
   // The rule is ml_peg_like/numfmt.py's (its docstring says it in words); the digits of the

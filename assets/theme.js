@@ -35,6 +35,18 @@
     root.setAttribute("data-ag-theme-mode", t);
     if (document.body) document.body.setAttribute("data-ag-theme-mode", t);
     root.style.colorScheme = t;
+    // the grids colour their score cells for the theme (scoreStyle): draw them again
+    var dag = window.dash_ag_grid;
+    if (!dag || !dag.getApi) return;
+    document.querySelectorAll(".ag-root-wrapper").forEach(function (el) {
+      var holder = el.parentElement && el.parentElement.closest("[id]");
+      try {
+        var api = holder && dag.getApi(holder.id);
+        if (api) api.refreshCells({ force: true });
+      } catch (e) {
+        /* not a Dash grid, or not ready: it is drawn with the theme later */
+      }
+    });
   }
 
   apply();

@@ -1,13 +1,18 @@
 #!/usr/bin/env python
 """Edit latency with the Explore view open vs closed (issue 17), in headless Chromium.
 
-The same category-weight edit is committed N times on the overview (``?``) and on the Explore
-view (``?v=explore&x=<first category>&y=overall``); the time runs from the Enter keydown to the
-first DOM state where every rendered Overall cell shows the engine's value AND (Explore) the
-scatter's points hold the new overall scores. Also the server-side cost of the Explore part
-alone (``explore.fill``: values, Pareto front, the figure) per edit.
+One server, one browser, two pages: the overview (``?``, Explore closed) and the Explore view
+(``?v=explore&x=<first category>&y=overall``). The same category-weight edit is committed on
+both pages in turn (A/B interleaved, the page that goes first alternates), so that the load of a
+shared machine hits both alike. The time runs from the Enter keydown to the first DOM state
+where every rendered Overall cell shows the engine's value ("grid") AND, on the Explore page,
+the scatter's points hold the new overall scores ("scatter"). Also the server-side cost of the
+Explore part alone (``explore.fill``: values, Pareto front, the figure) per edit.
 
-    python benchmarks/bench_explore.py [--edits 10] [--only ml-peg,large]
+    python benchmarks/bench_explore.py [--edits 10] [--only ml-peg,1000x1000] [--gl N]
+
+``--gl N``: Plotly ``scattergl`` above N points (default: the dashboard's own threshold), e.g.
+``--gl 5000`` to measure SVG ``scatter`` at 1,000 models.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -32,15 +38,26 @@ from ml_peg_like.dashboard.tables import fmt_score  # noqa: E402
 
 GRAPH_OK = """(exp) => { const g = document.querySelector('#explore-graph .js-plotly-plot');
   if (!g || !g.data) return false;
+  let n = 0;
   for (const t of g.data) { if (!t.customdata) continue;
     for (let i = 0; i < t.customdata.length; i++) {
       const want = exp[t.customdata[i]]; if (want === undefined) continue;
-      if (Math.abs(t.y[i] - want) > 1e-9) return false; } }
-  return true; }"""
+      if (Math.abs(t.y[i] - want) > 1e-9) return false; n++; } }
+  return n > 0; }"""
+
+
+ARM_GRAPH = """(exp) => { const ok = GRAPH_OK;
+  window.__graphDone = new Promise(resolve => {
+    const poll = () => ok(exp) ? resolve(performance.now()) : requestAnimationFrame(poll);
+    requestAnimationFrame(poll); }); }"""
 
 
 def server_side(cfg, raw, n=20) -> float:
     """Median ms of explore.fill (the scatter of overall vs the first category) per edit."""
+    import json
+
+    import plotly.utils
+
     app = create_app(cfg, raw, robustness=False)
     cache = app.score_cache
     sel = dict(ev.defaults(cache), x=cfg.categories[0].name, y="overall")
@@ -60,63 +77,85 @@ def server_side(cfg, raw, n=20) -> float:
             models=None,
             view_changed=False,
         )
-        out["ex_fig"].to_plotly_json()
+        json.dumps(out, cls=plotly.utils.PlotlyJSONEncoder)  # what goes over the wire
         ts.append((time.perf_counter() - t) * 1000)
     return statistics.median(ts)
 
 
-def browser(cfg, raw, query: str, n: int, explore: bool) -> float:
+def _open(browser, url: str, query: str, explore: bool):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = ctx.new_page()
+    page.goto(url + "/" + query)
+    page.wait_for_selector("#grid .ag-cell[col-id='o']")
+    if explore:
+        page.wait_for_selector("#explore-graph .js-plotly-plot")
+    page.wait_for_timeout(300)
+    page.evaluate(INSTALL)
+    return page
+
+
+def _edit(page, path: str, w: float, expected: dict, exp_y: dict | None) -> tuple[float, float]:
+    """(grid ms, end ms) of one committed edit."""
+    page.evaluate("(e) => window.__arm(e)", expected)
+    if exp_y is not None:  # stamped in the page (a poll on every frame), not by Playwright
+        page.evaluate(ARM_GRAPH.replace("GRAPH_OK", GRAPH_OK), exp_y)
+    box = page.locator(f"input[name='{path}']")
+    box.fill(repr(w))
+    box.press("Enter")
+    t_grid = page.evaluate("async () => (await window.__done)")
+    t_end = t_grid
+    if exp_y is not None:
+        t_end = page.evaluate("async () => (await window.__graphDone)")
+    t0 = page.evaluate("() => window.__t0")
+    return t_grid - t0, t_end - t0
+
+
+def interleaved(cfg, raw, n: int) -> dict[str, list[float]]:
     app = create_app(cfg, raw, robustness=False)
     cat = cfg.categories[0].name
     path = f"{cat}.weight"
-    times = []
+    res: dict[str, list[float]] = {"closed": [], "open_grid": [], "open": []}
     with live_server(app) as url, chromium() as b:
-        page = b.new_page(viewport={"width": 1280, "height": 800})
-        page.goto(url + "/" + query)
-        page.wait_for_selector("#grid .ag-cell[col-id='o']")
-        if explore:
-            page.wait_for_selector("#explore-graph .js-plotly-plot")
-        page.wait_for_timeout(300)
-        page.evaluate(INSTALL)
+        closed = _open(b, url, "", False)
+        opened = _open(b, url, f"?v=explore&x={quote(cat)}&y=overall", True)
         for k in range(n):
             w = [2.0, 0.5, 3.0, 0.25][k % 4] + k * 1e-3
             new = score(raw, cfg.apply_changes({cat: {"weight": w}}))
             ov = new.overall["score"]
             expected = {m: fmt_score(v, cfg.scale) for m, v in ov.items()}
             exp_y = {m: round(float(v), 12) for m, v in ov.items() if v == v}
-            page.evaluate("(e) => window.__arm(e)", expected)
-            box = page.locator(f"input[name='{path}']")
-            box.fill(repr(w))
-            box.press("Enter")
-            t_grid = page.evaluate("async () => (await window.__done)")
-            if explore:
-                page.wait_for_function(GRAPH_OK, arg=exp_y, polling="raf")
-                t_end = page.evaluate("() => performance.now()")
-            else:
-                t_end = t_grid
-            times.append(t_end - page.evaluate("() => window.__t0"))
-            page.wait_for_timeout(150)
-    return statistics.median(times)
+            order = (closed, opened) if k % 2 == 0 else (opened, closed)
+            for page in order:
+                if page is closed:
+                    res["closed"].append(_edit(page, path, w, expected, None)[1])
+                else:
+                    g, e = _edit(page, path, w, expected, exp_y)
+                    res["open_grid"].append(g)
+                    res["open"].append(e)
+                page.wait_for_timeout(150)
+    return res
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--edits", type=int, default=10)
-    p.add_argument("--only", default="ml-peg,large")
+    p.add_argument("--only", default="ml-peg,1000x1000")
+    p.add_argument("--gl", type=int, default=None, help="scattergl above this many points")
     args = p.parse_args(argv)
+    if args.gl is not None:
+        ev.GL_POINTS = args.gl
     for name, cfg, raw in datasets(set(args.only.split(","))):
-        cat = cfg.categories[0].name
-        from urllib.parse import quote
-
-        q_ex = f"?v=explore&x={quote(cat)}&y=overall"
-        closed = browser(cfg, raw, "", args.edits, False)
-        opened = browser(cfg, raw, q_ex, args.edits, True)
+        r = interleaved(cfg, raw, args.edits)
+        med = {k: statistics.median(v) for k, v in r.items()}
         fill = server_side(cfg, raw)
+        kind = "scattergl" if len(raw.models) > ev.GL_POINTS else "scatter"
         print(
-            f"{name:7s} {len(raw.models):5d} models x {len(cfg.metric_paths()):5d} metrics: "
-            f"weight edit median {closed:.0f} ms (Explore closed) vs {opened:.0f} ms (Explore "
-            f"open, scatter redrawn): {100 * (opened / closed - 1):+.0f} %; explore.fill "
-            f"{fill:.1f} ms server-side"
+            f"{name:7s} {len(raw.models):5d} models x {len(cfg.metric_paths()):5d} metrics "
+            f"({kind}), {args.edits} interleaved edits: median {med['closed']:.0f} ms (Explore "
+            f"closed) vs {med['open']:.0f} ms (Explore open, scatter redrawn; its grid "
+            f"{med['open_grid']:.0f} ms): {100 * (med['open'] / med['closed'] - 1):+.0f} %; "
+            f"explore.fill {fill:.1f} ms server-side",
+            flush=True,
         )
     return 0
 

@@ -68,10 +68,11 @@ def capture_edit(port: int) -> tuple[dict, str, str, float]:
         page.goto(f"http://127.0.0.1:{port}/")
         page.wait_for_selector(".ag-row", timeout=30000)
         # go to the first benchmark view: its boxes hold thresholds
-        page.locator('[id*=\'"type":"nav"\']').nth(1).click()
-        page.wait_for_timeout(600)
-        page.locator('[id*=\'"type":"nav"\']').nth(2).click()
-        page.wait_for_timeout(800)
+        page.evaluate(
+            """() => { for (const b of document.querySelectorAll('#sidebar .nav-item')) {
+                 if (JSON.parse(b.id).path.includes('/')) { b.click(); return; } } }"""
+        )
+        page.wait_for_selector('input[id*=\'"field":"good"\']', timeout=30000)
         box = page.locator('input[id*=\'"field":"good"\']').first
         box_id = box.get_attribute("id")
 
@@ -120,7 +121,8 @@ def user(port, body, box_id, base, n, uid, lat, errors):
             )
             resp = conn.getresponse()
             data = resp.read()
-            ok = resp.status == 200 and b"rowData" in data
+            # the new table: whole (rowData) or as a delta of the changed cells (rowdelta)
+            ok = resp.status == 200 and (b"rowData" in data or b"rowdelta" in data)
             why = f"HTTP {resp.status}" if resp.status != 200 else "no table in the response"
         except OSError as exc:
             ok = False
@@ -191,7 +193,9 @@ def main() -> None:
             f"mean {statistics.mean(lat) * 1e3:.0f} ms"
         )
         kinds = {e: errors.count(e) for e in set(errors)}
-        print(f"errors: {len(errors)} {kinds if kinds else ''}  request size: {size / 1024:.1f} KiB")
+        print(
+            f"errors: {len(errors)} {kinds if kinds else ''}  request size: {size / 1024:.1f} KiB"
+        )
     finally:
         server.terminate()
         try:

@@ -131,16 +131,31 @@ def test_scatter_follows_an_edit_and_the_url_keeps_the_view(env):
     page, cfg, raw = env["page"], env["cfg"], env["raw"]
     page.goto(f"{env['url']}/?v=explore&x=Classification&y=overall")
     figure(page, "explore-graph", lambda f: "Ridge" in points(f))
+    page.evaluate("() => { document.querySelector('#explore-graph .js-plotly-plot').__kept = 1; }")
     box = page.locator("input[name='Classification.weight']")
     box.fill("0.5")
     box.press("Enter")
     new = score(raw, cfg.apply_changes({"Classification": {"weight": 0.5}}))
     want = round(float(new.overall["score"]["Ridge"]), 9)
     figure(page, "explore-graph", lambda f: abs(points(f)["Ridge"][1] - want) < 1e-9)
+    # an edit sends the figure alone: the graph (its DOM node) stays, Plotly redraws it in place
+    assert page.evaluate("() => document.querySelector('#explore-graph .js-plotly-plot').__kept")
     search = page.evaluate("location.search")
     assert "v=explore" in search and "x=Classification" in search and "s=" in search
     page.reload()
     figure(page, "explore-graph", lambda f: abs(points(f)["Ridge"][1] - want) < 1e-9)
+
+
+def test_png_and_svg_downloads(env):
+    page = env["page"]
+    page.goto(f"{env['url']}/?v=explore&x=attr:params&y=overall")
+    figure(page, "explore-graph", lambda f: "Ridge" in points(f))
+    for fmt in ("png", "svg"):
+        with page.expect_download(timeout=15000) as dl:
+            page.locator(f"#explore-graph button[data-format='{fmt}']").click()
+        assert dl.value.suggested_filename == f"explore.{fmt}"
+        head = Path(dl.value.path()).read_bytes()[:200]
+        assert head.startswith(b"\x89PNG") if fmt == "png" else b"<svg" in head
 
 
 def test_compare_table_differences_and_radar(env):

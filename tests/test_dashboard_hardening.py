@@ -28,7 +28,10 @@ from ml_peg_like.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 IRIS_ACC = "Classification/Iris/Accuracy"
-JS = [ROOT / "assets" / name for name in ("navigation.js", "dashAgGridFunctions.js", "upload.js")]
+JS = [
+    ROOT / "assets" / name
+    for name in ("navigation.js", "dashAgGridFunctions.js", "upload.js", "plots.js")
+]
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..config import Metric
 from ..normalisers import apply_normaliser
+from ..numfmt import SCORE_DIGITS
 from ..scoring import Scores
 from .curve_axis import choose_axis, group_points
 from .tables import fmt_raw, fmt_score, resolved_params, unresolved_thresholds
@@ -129,11 +130,13 @@ def curve_figure(
     *,
     names: Mapping[str, str] | None = None,
     xscale: str = "auto",
+    digits: int = SCORE_DIGITS,
 ) -> dict:
     """The curve of the metric at ``path`` with its resolved parameters, the good/bad thresholds
     as vertical lines (speed-up normalisers: the parameters in the title) and a point per place
     (every model there in its hover). ``names``: ``{key: display name}``; ``xscale``: "auto",
-    "linear" or "log" (see :mod:`.curve_axis`: range, pinned outliers); ``band``:
+    "linear" or "log" (see :mod:`.curve_axis`: range, pinned outliers); ``digits``: of the
+    scores in the hover (the page's digits control); ``band``:
     ``{field: (low, high)}`` stability intervals of thresholds, drawn shaded."""
     cfg = scores.config
     try:
@@ -197,7 +200,7 @@ def curve_figure(
             beyond = " (beyond the axis)" if placed[i][1] else ""
             lines.append(
                 f"<b>{shown_names[i]}</b>: raw {fmt_raw(float(xs[i]))}{beyond} · "
-                f"score {fmt_score(float(s[ok][i]), scale)}"
+                f"score {fmt_score(float(s[ok][i]), scale, digits)}"
             )
         if len(group) > MAX_HOVER_NAMES:
             lines.append(f"… and {len(group) - MAX_HOVER_NAMES} more")

@@ -96,8 +96,10 @@ COMPARE_MODELS = "compare-models"
 COMPARE_HOLDER = "compare-holder"
 COMPARE_GRAPH = "compare-graph"
 COMPARE_TABLE = "compare-table"
+COMPARE_TABLE_HOLDER = "compare-table-holder"
 BENCH_FIG_HOLDER = "bench-fig-holder"
 BENCH_FIG = "bench-fig"
+PLOT_FIGS = "plot-figs"  # store: {plot name: figure} of the plots that exist (components/plots.py)
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
 EXPORTS = ("csv", "xlsx", "latex", "yaml")
@@ -145,6 +147,7 @@ T_CRUMB = "crumb"  # a breadcrumb or a settings row's name: {type, path}
 T_PICK = "pick"  # a metric's name in the settings (plots its curve): {type, path}
 T_ATTR = "attr"  # an attribute filter: {type, name}
 T_CURVE = "curve"  # the curve graph: {type, i}
+T_PLOT = "plot"  # an Explore / Compare / benchmark graph: {type, i: its name}
 T_INTERVAL = "interval"  # a box's stability interval text: {type, path, field}
 T_WHATIF = "whatif"  # a what-if change's apply/undo button: {type, path, field, value, prev}
 KEY_VALUE = "value"
@@ -174,6 +177,10 @@ def attr(name: str) -> dict[str, str]:
 
 def curve_graph(i: int = 0) -> dict[str, Any]:
     return {KEY_TYPE: T_CURVE, KEY_INDEX: i}
+
+
+def plot_graph(name: str) -> dict[str, Any]:
+    return {KEY_TYPE: T_PLOT, KEY_INDEX: name}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -206,6 +213,8 @@ COL_BENCH_SCORE = "bs"
 #: header classes of the columns whose name opens a view (drill) or plots a curve (metric)
 CLASS_DRILL = "drill"
 CLASS_METRIC = "metric"
+#: a plot's download buttons (PNG / SVG, ``components/plots.py`` and ``assets/plots.js``)
+CLASS_PLOT_DL = "plot-dl"
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
 ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
 ROW_DOMINATED = "_dom"  # a row's "dominated by X, Y" (absent when not dominated)
@@ -260,6 +269,8 @@ def js_names(
         "treeMetrics": TREE_METRICS,
         "keyType": KEY_TYPE,
         "keyPath": KEY_PATH,
+        "keyIndex": KEY_INDEX,
+        "plotDownload": CLASS_PLOT_DL,
         "typePick": T_PICK,
         "drillClass": CLASS_DRILL,
         "metricClass": CLASS_METRIC,

@@ -27,6 +27,7 @@ Q_FILTER = "f"
 Q_MISSING = "missing"  # the missing-data policy when it differs from the defaults
 Q_SHOW = "show"  # the raw / normalised toggle when not the first option
 Q_SORT = "sort"  # the grid's sort: ``<column id>.<asc|desc>`` when not the rank
+Q_DIGITS = "digits"  # significant digits of the scores when not the default
 MAX_STATE_CHARS = 200_000
 
 Changes = dict[str, dict[str, Any]]

@@ -40,6 +40,7 @@ def layout(cache) -> html.Section:
                 className="ex-field cmp-pick",
             ),
             html.Div(id=ids.COMPARE_HOLDER, className="cmp-holder"),
+            html.Div(id=ids.COMPARE_TABLE_HOLDER),
         ],
         id=ids.COMPARE_WRAP,
         className="ex-panel",
@@ -149,15 +150,23 @@ def table(scores, models: list[str], names: dict[str, str]) -> html.Table:
     )
 
 
-def content(scores, models: list[str], names: dict[str, str], theme: str = "light") -> list:
+def fill(
+    out: dict,
+    scores,
+    models: list[str],
+    names: dict[str, str],
+    graphs,
+    fresh: bool,
+    theme: str = "light",
+) -> None:
+    """The radar (its figure alone when the graph exists, ``plots.put``) and the table."""
     if not models:
-        return [html.P("No model to compare: pick some above.")]
-    return [
-        plots.graph(
-            ids.COMPARE_GRAPH, radar_figure(scores, models, names, theme), "compare", height=420
-        ),
-        html.Div(table(scores, models, names), className="cmp-table-wrap"),
-    ]
+        out["cmp_fig"] = None
+        out["cmp_table"] = html.P("No model to compare: pick some above.")
+        return
+    fig = radar_figure(scores, models, names, theme)
+    plots.put(out, "cmp_fig", ids.COMPARE_GRAPH, plots.COMPARE, fig, graphs, fresh, height=420)
+    out["cmp_table"] = html.Div(table(scores, models, names), className="cmp-table-wrap")
 
 
 def bench_figure(

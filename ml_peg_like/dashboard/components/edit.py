@@ -19,12 +19,14 @@ from dash.exceptions import PreventUpdate
 
 from ...config import ROOT, Config, loads_config
 from ...errors import ConfigError, Problem
+from ...numfmt import SCORE_DIGITS, clean_digits
 from .. import ids
 from ..cache import ScoreCache
 from ..figures import curve_figure
 from ..state import (
     MAX_STATE_CHARS,
     MAX_TEXT,
+    Q_DIGITS,
     Q_FILTER,
     Q_METRIC,
     Q_MISSING,
@@ -104,6 +106,8 @@ OUTPUTS = dict(
     overrides=Output(ids.POLICY_OVERRIDES, "children"),
     no_score=Output(ids.NO_SCORE, "children"),
     skip_style=Output(ids.MISSING_SKIP, "style"),
+    summary=Output(ids.SUMMARY, "children"),
+    digits=Output(ids.DIGITS, "value"),
     show_value=Output(ids.SHOW, "value"),
     preset=Output(ids.PRESET, "value"),
     **explore_view.OUTPUTS,
@@ -125,6 +129,7 @@ INPUTS = dict(
     policy=Input(ids.MISSING_POLICY, "value"),
     use_skip=Input(ids.MISSING_SKIP, "n_clicks"),
     sort=Input(ids.SORT, "data"),
+    digits=Input(ids.DIGITS, "value"),
     **explore_view.INPUTS,
 )
 STATES = dict(
@@ -136,6 +141,7 @@ STATES = dict(
     rowkey=State(ids.ROWKEY, "data"),
     shown_status=State(ids.STATUS, "children"),
     graph=State(ids.curve_graph(ALL), "id"),
+    plot_graphs=explore_view.plots.EXISTING,
 )
 
 
@@ -241,6 +247,7 @@ def register(
             kw[key] = text(kw[key], limit)
         out: dict[str, Any] = {k: no_update for k in ctx.outputs_grouping}
         sort = sort_text(parse_query(kw["qs"] or "").get(Q_SORT, ""))  # kept unless changed
+        digits = clean_digits(kw["digits"], SCORE_DIGITS)
         new_changes = changes
         new_cfg: Config | None = None  # the config of new_changes, when already built
         rewrite = False  # rewrite every box from the state (reset, preset, upload, URL)
@@ -308,6 +315,7 @@ def register(
                 out["policy"] = cur.missing
                 return out
             shown = status(f"Missing-data policy: {new_cfg.missing}.")
+            rewrite = True  # the categories' policy boxes follow
         elif trig == ids.SORT:
             sort = sort_text(kw["sort"])
         elif trig == ids.UPLOAD:
@@ -350,6 +358,10 @@ def register(
             if show != kw["show"]:
                 out["show_value"] = show
             sort = sort_text(q.get(Q_SORT, ""))
+            digits = clean_digits(q.get(Q_DIGITS), SCORE_DIGITS)
+            digits = digits if digits in toolbar.DIGIT_CHOICES else SCORE_DIGITS
+            if digits != kw["digits"]:
+                out["digits"] = digits
             v = canonical_view(defaults, q.get(Q_VIEW, ""))
             metric = q.get(Q_METRIC, "")
             page = explore_view.page_of(q.get(Q_VIEW))
@@ -390,6 +402,7 @@ def register(
                 ids.MODEL_FILTER,
                 ids.RANK_SHOWN,
                 ids.CURVE_XSCALE,
+                ids.DIGITS,
                 *explore_view.CONTROLS,
             )
             and kind != ids.T_ATTR
@@ -446,7 +459,11 @@ def register(
             metric if metric != first_metric(defaults, v) else "",
             filters,
             encoded=key,
-            view_extra={Q_SHOW: "" if show == grid.SHOW_OPTIONS[0] else show, Q_SORT: sort},
+            view_extra={
+                Q_SHOW: "" if show == grid.SHOW_OPTIONS[0] else show,
+                Q_SORT: sort,
+                Q_DIGITS: "" if digits == SCORE_DIGITS else str(digits),
+            },
         )
         query = explore_view.query_tail(query, page, sel)
         if query != (kw["qs"] or "") or trig == ids.URL:
@@ -476,12 +493,7 @@ def register(
         cols = apply_sort(
             column_defs(scores, v, show=show, changed=changed_set, metric=metric), sort
         )
-        bar = policy.bar_state(scores)
-        if bar["value"] != kw["policy"]:
-            out["policy"] = bar["value"]
-        out["overrides"] = bar["overrides"]
-        out["no_score"] = bar["text"]
-        out["skip_style"] = bar["button"]
+        policy.fill(out, kw["policy"], scores)
         sig = grid.colsig(cols)
         if sig != kw["colsig"]:
             out["cols"] = cols
@@ -495,6 +507,7 @@ def register(
                 sv.band(metric) if sv else None,
                 names=cache.display,
                 xscale=xscale,
+                digits=digits,
             )
             if kw["graph"]:
                 # the graph exists: its figure follows in the browser once the table is drawn
@@ -515,6 +528,7 @@ def register(
             sel=sel,
             models=shown_models,
             view_changed=view_changed,
+            graphs=explore_view.plots.existing(kw["plot_graphs"]),
         )
         if n_changed != n_before or rewrite:
             out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"
@@ -544,6 +558,7 @@ def register(
             rewrite=rewrite,
             pending=pending,
             problems=problems,
+            cfg=cfg,
         )
         out["msg"] = [
             settings.row_message(m["id"][ids.KEY_PATH], problems)

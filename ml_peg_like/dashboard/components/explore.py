@@ -42,8 +42,10 @@ OUTPUTS = dict(
     ex_fig=Output(ids.EXPLORE_HOLDER, "children"),
     ex_style=Output(ids.EXPLORE_WRAP, "style"),
     cmp_fig=Output(ids.COMPARE_HOLDER, "children"),
+    cmp_table=Output(ids.COMPARE_TABLE_HOLDER, "children"),
     cmp_style=Output(ids.COMPARE_WRAP, "style"),
     bench_fig=Output(ids.BENCH_FIG_HOLDER, "children"),
+    plot_figs=plots.FIGS,
     set_x=Output(ids.EXPLORE_X, "value"),
     set_y=Output(ids.EXPLORE_Y, "value"),
     set_c=Output(ids.EXPLORE_C, "value"),
@@ -207,7 +209,7 @@ def layout(cache) -> list:
         className="ex-panel",
         style=HIDDEN,
     )
-    return [explore, compare.layout(cache)]
+    return [explore, compare.layout(cache), plots.store()]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -404,8 +406,10 @@ def fill(
     models: list[str] | None,
     view_changed: bool,
     theme: str = "light",
+    graphs: set[str] | frozenset[str] = frozenset(),
 ) -> None:
-    """Set the extra outputs for the open view (nothing is computed for a closed one)."""
+    """Set the extra outputs for the open view (nothing is computed for a closed one).
+    ``graphs``: the plots that exist in the page (their figure alone is sent, ``plots.put``)."""
     shown = list(models) if models is not None else list(cache.models)
     names = cache.display
     if view_changed:
@@ -426,15 +430,19 @@ def fill(
             axes=sel["axes"],
             theme=theme,
         )
-        out["ex_fig"] = plots.graph(ids.EXPLORE_GRAPH, fig, "explore")
+        plots.put(out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed)
     elif page == ids.PAGE_COMPARE:
         picked = sel["models"] or compare.default_models(scores, shown)
-        out["cmp_fig"] = compare.content(scores, picked, names, theme=theme)
+        compare.fill(out, scores, picked, names, graphs, view_changed, theme=theme)
     if is_bench and view:
-        out["bench_fig"] = plots.graph(
+        plots.put(
+            out,
+            "bench_fig",
             ids.BENCH_FIG,
+            plots.BENCH,
             compare.bench_figure(scores, view, shown, names, theme=theme),
-            "benchmark",
+            graphs,
+            view_changed,
             height=360,
         )
     elif view_changed:
@@ -442,11 +450,12 @@ def fill(
 
 
 def register(app, cache) -> None:
-    """A click on a point opens its model's card."""
+    """A click on a point opens its model's card; the plots follow edits (``plots.register``)."""
+    plots.register(app)
 
     @app.callback(
         Output(ids.EXPLORE_CARD, "children"),
-        Input(ids.EXPLORE_GRAPH, "clickData"),
+        Input(ids.plot_graph(plots.EXPLORE), "clickData"),
         prevent_initial_call=True,
     )
     def card(click):

@@ -55,6 +55,8 @@ def layout(columns: list[dict], rows: list[dict], n_models: int) -> list:
             "suppressCellFocus": False,
             "enableCellTextSelection": True,
             "rowHeight": 30,
+            # a phone: the rank stays first (assets/dashAgGridFunctions.js)
+            "processUnpinnedColumns": {"function": "unpinInner(params)"},
             **({"domLayout": "autoHeight"} if auto_height else {}),
             "theme": {"function": GRID_THEME},
         },

@@ -22,11 +22,12 @@ HELP = (
 def summary_line(cfg: Config, scores: Scores) -> str:
     n_b = sum(len(c.benchmarks) for c in cfg.categories)
     n_m = len(cfg.metric_paths())
-    pol = (
-        cfg.missing
-        if not any(c.missing for c in cfg.categories)
-        else f"{cfg.missing} (some categories differ)"
-    )
+    differ = [c for c in cfg.categories if c.missing and c.missing != cfg.missing]
+    pol = cfg.missing
+    if differ:
+        others = sorted({c.missing for c in differ})
+        n = len(differ)
+        pol += f" ({n} categor{'y' if n == 1 else 'ies'} {', '.join(others)})"
     return (
         f"{len(scores.models)} models · {len(cfg.categories)} categories · {n_b} benchmarks · "
         f"{n_m} metrics · missing data: {pol}"

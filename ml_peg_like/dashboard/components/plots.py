@@ -1,14 +1,20 @@
 """What every plot of the Explore, Compare and benchmark figures shares, chosen in ONE place:
 the theme (light and dark Plotly layouts), the graph's config (PNG/SVG download through Plotly's
-own modebar) and the models' display names."""
+own modebar), the models' display names, and how a plot follows an edit.
+
+A plot's graph is created once (when its view opens); later edits send only its figure, in the
+``plot-figs`` store ({name: figure}), which ``assets/plots.js`` applies (``Plotly.react``, the
+same ``uirevision`` keeps zoom) after the browser has painted the updated table (the curve's
+pattern: the table is what an edit is for)."""
 
 from __future__ import annotations
 
 import html as _html
 from typing import Any
 
-from dash import dcc
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html
 
+from .. import ids
 from ..figures import FONT
 
 #: the themes: page colours of assets/style.css for a light and a dark page
@@ -21,6 +27,22 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 FRONT = "#d62728"
 IMAGE_FORMATS = ("png", "svg")
 NAME_COLUMN = "display_name"
+#: the plots' names (the graph's pattern id and the download's file name)
+EXPLORE, COMPARE, BENCH = "explore", "compare", "benchmark"
+#: the edit callback's state: the names of the plots that exist in the page
+EXISTING = State(ids.plot_graph(ALL), "id")
+FIGS = Output(ids.PLOT_FIGS, "data")
+
+
+def existing(graph_ids) -> set[str]:
+    """The names of the plots in the page (from the ``EXISTING`` state)."""
+    if not isinstance(graph_ids, list):
+        return set()
+    return {g.get(ids.KEY_INDEX) for g in graph_ids if isinstance(g, dict)} - {None}
+
+
+def store():
+    return dcc.Store(id=ids.PLOT_FIGS, data=None)
 
 
 def esc(s: Any) -> str:
@@ -59,16 +81,55 @@ def layout(theme: str = "light", **kw) -> dict:
     return out
 
 
-def graph(id_: str, figure: dict, name: str, fmt: str = "png", height: int = 460) -> dcc.Graph:
-    """A graph whose modebar downloads the figure as ``fmt`` (PNG at twice the size, or SVG)."""
+def graph(wrap_id: str, figure: dict, name: str, fmt: str = "png", height: int = 460) -> html.Div:
+    """The plot ``name`` (its graph's id ``plot_graph(name)``, in a div ``wrap_id``) whose
+    modebar's camera downloads the figure as ``fmt`` (PNG at twice the size, or SVG), with a
+    PNG and an SVG button below it (Plotly's own export, ``assets/plots.js``)."""
     fmt = fmt if fmt in IMAGE_FORMATS else "png"
-    return dcc.Graph(
-        id=id_,
-        figure=figure,
-        config={
-            "displaylogo": False,
-            "responsive": True,
-            "toImageButtonOptions": {"format": fmt, "filename": name, "scale": 2},
-        },
-        style={"height": f"{height}px"},
+    buttons = [
+        html.Button(
+            f.upper(),
+            className=f"btn small {ids.CLASS_PLOT_DL}",
+            title=f"Download this plot as {f.upper()}",
+            **{"data-format": f, "data-name": name},
+        )
+        for f in IMAGE_FORMATS
+    ]
+    return html.Div(
+        [
+            dcc.Graph(
+                id=ids.plot_graph(name),
+                figure=figure,
+                config={
+                    "displaylogo": False,
+                    "responsive": True,
+                    "toImageButtonOptions": {"format": fmt, "filename": name, "scale": 2},
+                },
+                style={"height": f"{height}px"},
+            ),
+            html.Div([html.Span("Download", className="muted"), *buttons], className="plot-tools"),
+        ],
+        id=wrap_id,
+    )
+
+
+def put(
+    out: dict, key: str, wrap_id: str, name: str, figure: dict, exists: set, fresh: bool, **kw
+) -> None:
+    """The plot ``name`` into ``out``: its figure alone (``plot_figs``) when its graph exists
+    and stays, else a new graph as ``out[key]`` (the holder's children)."""
+    if name in exists and not fresh:
+        figs = out.get("plot_figs")
+        out["plot_figs"] = dict(figs if isinstance(figs, dict) else {}, **{name: figure})
+    else:
+        out[key] = graph(wrap_id, figure, name, **kw)
+
+
+def register(app) -> None:
+    """The figures in the store are drawn after the browser has painted the table."""
+    app.clientside_callback(
+        ClientsideFunction("mplPlots", "draw"),
+        Output(ids.plot_graph(ALL), "figure"),
+        Input(ids.PLOT_FIGS, "data"),
+        prevent_initial_call=True,
     )

@@ -20,6 +20,7 @@ from ...config import ROOT, Config
 from ...scoring import Scores
 from .. import ids
 from ..state import Changes
+from .page import summary_line
 
 LABELS = {
     agg.INVALIDATE: "invalidate (a missing part makes the parent missing)",
@@ -45,7 +46,8 @@ def overrides_text(cfg: Config) -> str:
     parts = [
         f"{c.name}: {c.missing}" for c in cfg.categories if c.missing and c.missing != cfg.missing
     ]
-    return ("Overrides: " + ", ".join(parts)) if parts else ""
+    where = " (per category: the overview's category table)"
+    return ("Overrides: " + ", ".join(parts) + where) if parts else ""
 
 
 def missing_summary(scores: Scores) -> dict[str, Any]:
@@ -113,6 +115,18 @@ def bar_state(scores: Scores) -> dict[str, Any]:
         "value": scores.config.missing,
         "overrides": overrides_text(scores.config),
     }
+
+
+def fill(out: dict[str, Any], switch_value: Any, scores: Scores) -> None:
+    """The edit callback's outputs of the bar and of the header's summary (which names the
+    policy) for ``scores``; the switch is sent only when it differs from ``switch_value``."""
+    bar = bar_state(scores)
+    if bar["value"] != switch_value:
+        out["policy"] = bar["value"]
+    out["overrides"] = bar["overrides"]
+    out["no_score"] = bar["text"]
+    out["skip_style"] = bar["button"]
+    out["summary"] = summary_line(scores.config, scores)
 
 
 HIDDEN = {"display": "none"}

@@ -10,6 +10,7 @@ from typing import Any
 
 from dash import dcc, html, no_update
 
+from ... import aggregation as agg
 from ...config import Benchmark, Category, Config
 from .. import ids
 from ..state import Changes, display_value, metric_fields, node_value, parse_box, same_value
@@ -36,6 +37,27 @@ def _input(
         className=box_class(changed, problem),
         placeholder=default,
         name=f"{path}.{field}",
+    )
+
+
+def _policy_box(
+    cfg: Config, defaults: Config, name: str, changed: bool, problem: str | None
+) -> html.Td:
+    """A category's missing-data policy: a box like the others (same id pattern, same edit),
+    holding the category's effective policy (its override or the config's)."""
+    own = defaults.node(name).missing
+    return html.Td(
+        dcc.Dropdown(
+            id=ids.box(name, "missing"),
+            options=[{"label": p, "value": p} for p in agg.POLICIES],
+            value=node_value(cfg, name, "missing"),
+            clearable=False,
+            searchable=False,
+            className=box_class(changed, problem),
+        ),
+        className="policy-cell",
+        title=f"Missing data in {name} (default: {own or defaults.missing}"
+        + (", its own override)" if own else ", the config's policy)"),
     )
 
 
@@ -88,7 +110,12 @@ def panel(
         iv = html.Span(text, id=ids.interval(path, field), className="sens-iv")
         return html.Span([inp, iv], className="box-iv")
 
-    def weight_row(path: str, name: str) -> html.Tr:
+    def weight_row(path: str, name: str, policy: bool = False) -> html.Tr:
+        extra = []
+        if policy:
+            changed = "missing" in changes.get(path, {})
+            problem = problems.get((path, "missing"))
+            extra = [_policy_box(cfg, defaults, path, changed, problem)]
         return html.Tr(
             [
                 html.Td(
@@ -104,6 +131,7 @@ def panel(
                     className="name",
                 ),
                 html.Td(box(path, "weight")),
+                *extra,
                 html.Td(_reset_button(path)),
             ]
         )
@@ -111,8 +139,8 @@ def panel(
     rows: list = []
     if node is None:
         title = "Category weights"
-        head = ["Category", "Weight", ""]
-        rows = [weight_row(c.name, c.name) for c in cfg.categories]
+        head = ["Category", "Weight", "Missing data", ""]
+        rows = [weight_row(c.name, c.name, policy=True) for c in cfg.categories]
     elif isinstance(node, Category):
         title = f"Benchmark weights in {node.name}"
         head = ["Benchmark", "Weight", ""]
@@ -199,15 +227,19 @@ def box_states(
     rewrite: bool,
     pending: set[tuple[str, str]],
     problems: Problems,
+    cfg: Config | None = None,
 ) -> tuple[list, list]:
     """(values, classes) of the boxes of the same view after an action, ``no_update`` where a
     box stays as it is (its focus and typing are never disturbed).
 
     ``rewrite``: every box shows the state (a reset, a preset, an upload, a link); ``pending``:
-    the boxes just edited (their text stays); ``problems``: boxes whose value has a problem.
+    the boxes just edited (their text stays); ``problems``: boxes whose value has a problem;
+    ``cfg``: the config of ``after`` (a category's policy box follows the config's policy).
     """
 
     def value_of(path: str, field: str) -> Any:
+        if field == "missing" and cfg is not None:
+            return node_value(cfg, path, field)
         if field in after.get(path, {}):
             return after[path][field]
         return node_value(defaults, path, field)

@@ -48,6 +48,10 @@ _EXPORT_BUTTONS = {
 }
 
 
+#: the digits the page offers
+DIGIT_CHOICES = range(2, MAX_DIGITS - 1)
+
+
 def shown_text(n_shown: int, n_all: int) -> str:
     """What the count beside the filters says."""
     if n_shown == n_all:
@@ -160,7 +164,7 @@ def layout(
                 html.Label("Digits", htmlFor=ids.DIGITS, className="tlabel"),
                 dcc.Dropdown(
                     id=ids.DIGITS,
-                    options=[{"label": str(d), "value": d} for d in range(2, MAX_DIGITS - 1)],
+                    options=[{"label": str(d), "value": d} for d in DIGIT_CHOICES],
                     value=SCORE_DIGITS,
                     clearable=False,
                     searchable=False,

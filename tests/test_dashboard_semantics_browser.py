@@ -119,6 +119,13 @@ def test_toggle_and_sort_round_trip_through_the_url(env):
     page.wait_for_selector(".ag-cell[col-id='n1']")
     assert page.get_by_label("Normalised scores").is_checked()
     f1 = s.metrics["Iris/F1"].dropna().sort_values(ascending=False)
+    # the sort from the link is applied once the grid has its rows (wait for it, then read)
+    page.wait_for_function(
+        """(m) => { const c = document.querySelector(
+             '.ag-pinned-left-cols-container .ag-row[row-index="0"] .ag-cell[col-id="model"]');
+           return c && c.textContent === m; }""",
+        arg=f1.index[0],
+    )
     first = page.evaluate(
         """() => document.querySelector(
              '.ag-pinned-left-cols-container .ag-row[row-index="0"] .ag-cell[col-id="model"]'

@@ -117,9 +117,12 @@ def box_class(page, path: str, field: str) -> str:
 
 
 def commit(page, path: str, field: str, text: str) -> None:
+    """Type into a box and press Enter, returning once the server has answered the edit (as a
+    person sees the result before the next click)."""
     b = box(page, path, field)
     b.fill(text)
-    b.press("Enter")
+    with page.expect_response(lambda r: "_dash-update-component" in r.url):
+        b.press("Enter")
 
 
 def goto_view(page, path: str) -> None:

@@ -40,112 +40,25 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+# the data sets are bench_dashboard.py's (one generator for both scripts)
+from bench_dashboard import (  # noqa: E402
+    ANCHORS,
+    influential_metric,
+    large_config,
+    mlpeg_config,
+    synthetic_raw,
+)
 from browser_utils import chromium, live_server  # noqa: E402
 
-from ml_peg_like import config_from_dict, load_dataset, raw_from_frame, score  # noqa: E402
+from ml_peg_like import config_from_dict, load_dataset, score  # noqa: E402
 from ml_peg_like.dashboard import create_app  # noqa: E402
 from ml_peg_like.dashboard.state import make_query  # noqa: E402
 from ml_peg_like.dashboard.tables import fmt_score  # noqa: E402
-
-ANCHORS = ROOT.parent / "shared" / "anchors" / "ml-peg" / "configs"
-
-
-# ------------------------------------------------------------------------------------------------
-# data sets
-# ------------------------------------------------------------------------------------------------
-
-
-def _num(v):
-    if v is True:
-        return 1.0
-    if v is False:
-        return 0.0
-    return float(v)
-
-
-def mlpeg_config(root: Path = ANCHORS) -> dict:
-    """ML-PEG's 77 metrics.yml files and 18 category files as one config dict (policy skip)."""
-    cats: dict = {}
-    for cat_dir in sorted((root / "analysis").iterdir()):
-        if not cat_dir.is_dir():
-            continue
-        app_yml = root / "app" / cat_dir.name / f"{cat_dir.name}.yml"
-        meta = yaml.safe_load(app_yml.read_text()) if app_yml.is_file() else {}
-        benches = {}
-        for bdir in sorted(cat_dir.iterdir()):
-            f = bdir / "metrics.yml"
-            if not f.is_file():
-                continue
-            metrics = {}
-            for name, m in (yaml.safe_load(f.read_text()) or {}).get("metrics", {}).items():
-                good, bad = _num(m["good"]), _num(m["bad"])
-                if good == bad:
-                    bad = good + 1.0
-                metrics[str(name)] = {
-                    "good": good,
-                    "bad": bad,
-                    "weight": float(m.get("weight", 1.0)),
-                    "unit": str(m.get("unit")) if m.get("unit") is not None else None,
-                    "description": m.get("tooltip"),
-                }
-                metrics[str(name)] = {k: v for k, v in metrics[str(name)].items() if v is not None}
-            if metrics:
-                benches[bdir.name] = {"metrics": metrics}
-        if benches:
-            title = str(meta.get("title") or cat_dir.name)
-            cats[title] = {
-                "weight": float(meta.get("weight", 1.0)),
-                "description": meta.get("description") or None,
-                "benchmarks": benches,
-            }
-            if cats[title]["description"] is None:
-                del cats[title]["description"]
-    return {"title": "ML-PEG scale (synthetic values)", "missing": "skip", "categories": cats}
-
-
-def synthetic_raw(cfg, n_models: int, seed: int, missing: float = 0.03):
-    """Seeded values spread from a little worse than 'bad' to a little better than 'good'."""
-    import pandas as pd
-
-    rng = np.random.default_rng(seed)
-    ids = cfg.metric_ids()
-    good = np.array([m.good for _c, _b, m in cfg.iter_metrics()], dtype=float)
-    bad = np.array([m.bad for _c, _b, m in cfg.iter_metrics()], dtype=float)
-    skill = rng.uniform(-0.1, 1.0, size=(n_models, 1))
-    u = np.clip(skill + rng.normal(0, 0.25, size=(n_models, len(ids))), -0.2, 1.2)
-    values = bad + (good - bad) * u
-    values[rng.random(values.shape) < missing] = np.nan
-    models = [f"model-{i:04d}" for i in range(n_models)]
-    wide = pd.DataFrame(values, columns=[f"{b}/{m}" for b, m in ids]).astype(object)
-    wide = wide.where(~pd.isna(wide), "").astype(str)
-    wide.insert(0, "model", models)
-    return raw_from_frame(wide, cfg, source="synthetic")
-
-
-def large_config(n_cat=10, n_bench=10, n_metric=10) -> dict:
-    cats = {}
-    for i in range(n_cat):
-        benches = {}
-        for j in range(n_bench):
-            benches[f"B{i:02d}.{j:02d}"] = {
-                "weight": 5.0 if j == 0 else 1.0,
-                "metrics": {
-                    f"M{k:02d}": {"good": 1.0, "bad": 0.0, "weight": 5.0 if k == 0 else 1.0}
-                    for k in range(n_metric)
-                },
-            }
-        cats[f"Category {i:02d}"] = {"weight": 5.0 if i == 0 else 1.0, "benchmarks": benches}
-    return {
-        "title": "1,000 models x 1,000 metrics (synthetic)",
-        "missing": "skip",
-        "categories": cats,
-    }
 
 
 def datasets(only: set[str]):
@@ -202,23 +115,6 @@ INSTALL = """() => {
     });
   };
 }"""
-
-
-def influential_metric(cfg) -> str:
-    """The metric with the largest share of the overall weight (its edits move the ranking)."""
-    best, share = "", -1.0
-    wc = sum(c.weight for c in cfg.categories)
-    for c in cfg.categories:
-        wb = sum(b.weight for b in c.benchmarks)
-        for b in c.benchmarks:
-            wm = sum(m.weight for m in b.metrics)
-            for m in b.metrics:
-                if not m.norm.uses_thresholds or not isinstance(m.good, float):
-                    continue
-                s = (c.weight / wc) * (b.weight / wb) * (m.weight / wm)
-                if s > share:
-                    best, share = f"{c.name}/{b.name}/{m.name}", s
-    return best
 
 
 def measure(name: str, cfg, raw, n_edits: int, sensitivity: bool = True) -> dict:

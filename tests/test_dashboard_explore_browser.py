@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from browser_utils import chromium, live_server, open_dashboard, require_browser, small_dataset
+from test_dashboard_browser import ServerErrors
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import create_app
@@ -28,15 +29,6 @@ Dummy,,1,2018-01-01,baseline
 """
 ACC = "raw:Classification/Iris/Accuracy"  # higher is better (good 1.0 > bad 0.5)
 MAE = "raw:Regression/Diabetes/MAE"  # lower is better (good 40 < bad 70)
-
-
-class ServerErrors(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.ERROR)
-        self.records: list[str] = []
-
-    def emit(self, record):
-        self.records.append(record.getMessage())
 
 
 @pytest.fixture(scope="module")

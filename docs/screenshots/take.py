@@ -14,11 +14,15 @@ import argparse
 import io
 import logging
 import os
-import threading
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 from ml_peg_like import load_dataset
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+from browser_utils import live_server  # noqa: E402
+
 from ml_peg_like.dashboard import create_app
 from ml_peg_like.resources import demo_dir
 
@@ -35,18 +39,10 @@ SCENES = {
 
 @contextmanager
 def serving(app):
-    from werkzeug.serving import make_server
-
+    """The tests' in-process server (tests/browser_utils.live_server), werkzeug's log quiet."""
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-
-    server = make_server("127.0.0.1", 0, app.server, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/"
-    finally:
-        server.shutdown()
-        thread.join(timeout=5)
+    with live_server(app) as url:
+        yield url + "/"
 
 
 def _small_png(data: bytes) -> bytes:

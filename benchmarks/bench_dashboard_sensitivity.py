@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 # the data sets are bench_dashboard.py's (one generator for both scripts)
 from bench_dashboard import (  # noqa: E402
     ANCHORS,
+    INSTALL,
     influential_metric,
     large_config,
     mlpeg_config,
@@ -78,43 +79,6 @@ def datasets(only: set[str]):
 # ------------------------------------------------------------------------------------------------
 # measurement
 # ------------------------------------------------------------------------------------------------
-
-INSTALL = """() => {
-  window.__t0 = null;
-  document.addEventListener('keydown', e => {
-    if (e.key === 'Enter') window.__t0 = performance.now();
-  }, true);
-  window.__collect = () => {
-    const names = {}, vals = {};
-    document.querySelectorAll('#grid .ag-row').forEach(r => {
-      const i = r.getAttribute('row-index');
-      const m = r.querySelector('.ag-cell[col-id="model"]');
-      if (m) names[i] = m.textContent;
-      const c = r.querySelector('.ag-cell[col-id="o"]');
-      if (c) vals[i] = c.textContent.trim();
-    });
-    return [names, vals];
-  };
-  window.__arm = (expected) => {
-    window.__done = new Promise(resolve => {
-      const ok = () => {
-        const [names, vals] = window.__collect();
-        let n = 0;
-        for (const i in vals) {
-          if (!(i in names)) continue;
-          if (expected[names[i]] !== vals[i]) return false;
-          n++;
-        }
-        return n > 0;
-      };
-      const obs = new MutationObserver(() => {
-        if (ok()) { obs.disconnect(); resolve(performance.now()); }
-      });
-      obs.observe(document.querySelector('#grid'),
-                  {subtree: true, childList: true, characterData: true, attributes: true});
-    });
-  };
-}"""
 
 
 def measure(name: str, cfg, raw, n_edits: int, sensitivity: bool = True) -> dict:

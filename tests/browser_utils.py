@@ -181,6 +181,9 @@ def open_dashboard(browser, url: str) -> DashboardPage:
             seen.callback_statuses.append(r.status) if "_dash-update-component" in r.url else None
         ),
     )
+    rate = float(os.environ.get("MPL_CPU_THROTTLE", "1") or 1)
+    if rate > 1:  # a slower machine, to reproduce what a loaded CI runner does
+        page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
     page.goto(url)
     page.wait_for_selector(GRID_READY)
     return seen

@@ -509,8 +509,13 @@ def test_preset_and_model_filter(env):
     page.click("#reset-all")
     wait_column(page, "o", expect(score(raw, cfg), "overall", None))
     page.click("#model-filter")
-    page.locator(".dash-dropdown-option").first.wait_for()  # open before typing
-    page.keyboard.type("Ridge")
+    # fill the menu's search box (typed keys raced the focus moving from the button to the box
+    # on a loaded CI runner, losing letters, so no option matched)
+    page.locator(".dash-dropdown-content .dash-dropdown-search").fill("Ridge")
+    page.wait_for_function(
+        """() => { const o = [...document.querySelectorAll('.dash-dropdown-option')];
+                   return o.length && o.every(e => e.textContent.includes('Ridge')); }"""
+    )
     page.locator(".dash-dropdown-option", has_text="Ridge").first.click()
     page.keyboard.press("Escape")
     page.wait_for_function(

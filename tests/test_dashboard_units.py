@@ -216,7 +216,12 @@ def test_curve_figure_marks_thresholds_and_puts_every_model_on_the_curve(data):
     assert [sh["x0"] for sh in fig["layout"]["shapes"]] == [0.5, 0.95]
     pts = fig["data"][1]
     assert pts["x"] == pytest.approx(s.raw["Iris/Accuracy"].tolist())
-    assert pts["y"] == pytest.approx(s.metrics["Iris/Accuracy"].tolist())
+    # y: the score as the grid shows it (3 significant digits), which the hover formats (d3's
+    # ".3r" gives fmt_score's text): the hover text itself holds no score
+    assert pts["y"] == [float(fmt_score(v)) for v in s.metrics["Iris/Accuracy"].tolist()]
+    assert pts["y"] == pytest.approx(s.metrics["Iris/Accuracy"].tolist(), abs=5e-4)
+    assert pts["hovertemplate"] == "%{text}<br>score %{y:.3r}<extra></extra>"
+    assert not any("score" in t for t in pts["text"])
     assert any("&lt;script&gt;" in t for t in pts["text"])  # names escaped in hover text
     weib = curve_figure(s, "Speed <b>&amp;</b> <script>x</script>/Timing/Predict time")
     assert weib["layout"]["shapes"] == []  # no good/bad lines for a speed-up normaliser

@@ -13,6 +13,7 @@ from ..normalisers import apply_normaliser
 from ..numfmt import SCORE_DIGITS
 from ..scoring import Scores
 from .curve_axis import choose_axis, group_points
+from .tables import DIGITS as TABLE_DIGITS
 from .tables import fmt_raw, fmt_score, resolved_params, unresolved_thresholds
 
 GOOD = "#1a7f37"
@@ -87,6 +88,78 @@ def _grid(lo: float, hi: float, log: bool, marks: list[float]) -> np.ndarray:
         if math.isfinite(m) and lo <= m <= hi:
             extra += [np.nextafter(m, -np.inf), m, np.nextafter(m, np.inf)]
     return np.unique(np.concatenate([g, np.asarray(extra, dtype=float)]))
+
+
+#: the curve line is drawn to this fraction of the plot box (0.2 px of a 1,000 px plot): a point
+#: of the grid within it of the straight line between its kept neighbours is dropped (a piecewise
+#: linear normaliser keeps its corners only; an edit resends the line)
+LINE_TOLERANCE = 2e-4
+LINE_DIGITS = 7  # significant digits of the line's points (far below a pixel)
+
+
+def _sig_floats(a) -> list:
+    return [
+        None if not math.isfinite(v) else float(f"{v:.{LINE_DIGITS}g}")
+        for v in np.asarray(a, float).tolist()
+    ]
+
+
+def _line_points(x: np.ndarray, y: np.ndarray, log: bool, lo: float, hi: float) -> np.ndarray:
+    """Indices of the points of the line (x, y) to draw: Ramer-Douglas-Peucker with
+    :data:`LINE_TOLERANCE` in the plot box (x in the axis' own space, y over the score range),
+    per run of finite values; a gap (NaN) stays a gap."""
+    t = np.log10(x) if log else x
+    t0, t1 = (math.log10(lo), math.log10(hi)) if log else (lo, hi)
+    u = (t - t0) / ((t1 - t0) or 1.0)
+    v = y / 1.16  # the y axis spans 1.16 x the scale (its range below); y is unscaled here
+    finite = np.isfinite(u) & np.isfinite(v)
+    keep = ~finite  # NaNs stay (they break the line where the curve is undefined)
+    n = len(x)
+    k = 0
+    while k < n:
+        if not finite[k]:
+            k += 1
+            continue
+        end = k
+        while end + 1 < n and finite[end + 1]:
+            end += 1
+        keep[k] = keep[end] = True
+        stack = [(k, end)]
+        while stack:
+            a, b = stack.pop()
+            if b - a < 2:
+                continue
+            du, dv = u[b] - u[a], v[b] - v[a]
+            su, sv = u[a + 1 : b] - u[a], v[a + 1 : b] - v[a]
+            norm = math.hypot(du, dv)
+            d = np.abs(du * sv - dv * su) / norm if norm else np.hypot(su, sv)
+            m = int(np.argmax(d))
+            if d[m] > LINE_TOLERANCE:
+                keep[a + 1 + m] = True
+                stack += [(a, a + 1 + m), (a + 1 + m, b)]
+        k = end + 1
+    return np.flatnonzero(keep)
+
+
+def _hover_scores(values: list[float], scale: float, digits: int) -> list[tuple[float, str]]:
+    """(y, score text for the hover) of each point, from its score (0-1): y is the score the
+    grid shows (the grid's number, ``tables.DIGITS``, to ``digits`` significant digits as
+    :func:`fmt_score` writes it) and the hover formats it with d3's ``.{digits}r`` (the text
+    is then empty). Where that would not give :func:`fmt_score`'s text (fewer than 3 digits:
+    the point would stray from the curve; a negative score, one below 1e-6 or an integer part
+    longer than ``digits``), every point carries its score in its text instead (y unrounded)."""
+    grid = [v if not math.isfinite(v) else round(v, TABLE_DIGITS) for v in values]
+    texts = [fmt_score(v, scale, digits) for v in grid]
+    ys = [
+        float(t) if math.isfinite(v) else math.nan for v, t in zip(grid, texts, strict=True)
+    ]
+    plain = digits >= 3 and all(
+        not math.isfinite(v) or (y >= 0 and "e" not in t and y < 10**digits)
+        for v, y, t in zip(grid, ys, texts, strict=True)
+    )
+    if plain:
+        return [(y, "") for y in ys]
+    return [(v * scale, f"<br>score {t}") for v, t in zip(values, texts, strict=True)]
 
 
 #: the shaded band of a threshold's stability interval, by field
@@ -180,34 +253,36 @@ def curve_figure(
     ys = np.where(np.isnan(s[ok]), np.nan, s[ok] * scale)
     placed = [axis.place(float(v)) for v in xs]
     px = [p for p, _side in placed]
+    keep = _line_points(grid, curve, log, lo, hi)
     data = [
         dict(
             type="scatter",
-            x=_floats(grid),
-            y=_floats(curve * scale),
+            x=_sig_floats(grid[keep]),
+            y=_sig_floats(curve[keep] * scale),
             mode="lines",
             line=dict(color=CURVE, width=2),
             name="score curve",
             hoverinfo="skip",
         ),
     ]
-    # one point per place: its hover lists every model there; pinned points keep their value
+    # one point per place: its hover lists every model there; pinned points keep their value.
+    # The hover text holds what the settings do not change (names, raw values): the score is
+    # the point's y (see ``_hover_scores``), so an edit resends y, not the text
+    groups = group_points(px, ys.tolist())
+    shown = _hover_scores([float(s[ok][g[0]]) for g in groups], scale, digits)
     gx, gy, gtext, gsym, gsize, gcol = [], [], [], [], [], []
-    for group in group_points(px, ys.tolist()):
+    for group, (y_shown, score_text) in zip(groups, shown, strict=True):
         side = placed[group[0]][1]
         lines = []
         for i in group[:MAX_HOVER_NAMES]:
             beyond = " (beyond the axis)" if placed[i][1] else ""
-            lines.append(
-                f"<b>{shown_names[i]}</b>: raw {fmt_raw(float(xs[i]))}{beyond} · "
-                f"score {fmt_score(float(s[ok][i]), scale, digits)}"
-            )
+            lines.append(f"<b>{shown_names[i]}</b>: raw {fmt_raw(float(xs[i]))}{beyond}")
         if len(group) > MAX_HOVER_NAMES:
             lines.append(f"… and {len(group) - MAX_HOVER_NAMES} more")
         head = f"{len(group)} models<br>" if len(group) > 1 else ""
         gx.append(px[group[0]])
-        gy.append(ys[group[0]])
-        gtext.append(head + "<br>".join(lines))
+        gy.append(y_shown)
+        gtext.append(head + "<br>".join(lines) + score_text)
         gsym.append(_pinned_marker(side) if side else "circle")
         gsize.append((12 if side else 9) + min(6, 2 * math.log2(len(group))))
         gcol.append(PINNED if side else "#ffffff")
@@ -225,7 +300,11 @@ def curve_figure(
             ),
             name="models",
             text=gtext,
-            hovertemplate="%{text}<extra></extra>",
+            hovertemplate=(
+                "%{text}<extra></extra>"
+                if any(shown_t for _y, shown_t in shown)
+                else f"%{{text}}<br>score %{{y:.{digits}r}}<extra></extra>"
+            ),
         )
     )
     if inst_trace:

@@ -125,6 +125,7 @@ WANT = "want"  # a navigation request written in the browser
 HDR = "hdr"  # a click on a column header's name
 TREE = "tree"  # what the browser's navigation needs (see components/navigation.tree_store)
 FIG = "fig"  # the curve's next figure
+CURVE_SIG = "curve-sig"  # what the fig store holds (components/curve.py: edits patch it)
 ROWKEY = "rowkey"  # the key of the state the grid's rows show (rowdelta.row_key)
 ROWDELTA = "rowdelta"  # the next row delta the browser merges into the grid
 SORT = "sort"  # the grid's sort as the URL writes it (components/viewstate.py), set in the browser

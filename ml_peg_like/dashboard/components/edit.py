@@ -111,6 +111,7 @@ OUTPUTS = dict(
     show_value=Output(ids.SHOW, "value"),
     preset=Output(ids.PRESET, "value"),
     **explore_view.OUTPUTS,
+    **curve.OUTPUTS,
 )
 INPUTS = dict(
     box=Input(BOX, "value"),
@@ -142,6 +143,7 @@ STATES = dict(
     shown_status=State(ids.STATUS, "children"),
     graph=State(ids.curve_graph(ALL), "id"),
     plot_graphs=explore_view.plots.EXISTING,
+    **curve.STATES,
 )
 
 
@@ -510,10 +512,12 @@ def register(
                 digits=digits,
             )
             if kw["graph"]:
-                # the graph exists: its figure follows in the browser once the table is drawn
-                out["figure"] = figure
+                # the graph exists: its figure (what changed of it) follows in the browser once
+                # the table is drawn
+                out["figure"], out["curve_sig"] = curve.update(figure, kw["curve_sig"])
             else:
                 out["curve"] = curve.graph(figure)  # first benchmark view: create it
+                out["curve_sig"] = None  # the fig store does not hold it
             if metric != metric0 or view_changed:
                 out["mval"] = metric
         n_changed = sum(len(f) for f in new_changes.values())

@@ -87,7 +87,7 @@ def main(argv=None) -> int:
         with chromium() as browser:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
 
-            def on_response(r):
+            def on_response(r, captured=captured):
                 if "_dash-update-component" in r.url and r.status == 200:
                     captured.append((r.request.post_data, r.body()))
 

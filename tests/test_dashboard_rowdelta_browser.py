@@ -4,6 +4,7 @@ the rows of a full recompute by the engine (``score_values`` of ``config.apply_c
 
 from __future__ import annotations
 
+import html
 import json
 import math
 
@@ -15,7 +16,7 @@ from ml_peg_like.dashboard import create_app
 from ml_peg_like.dashboard.components.edit import first_metric
 from ml_peg_like.dashboard.figures import curve_figure
 from ml_peg_like.dashboard.state import make_query
-from ml_peg_like.dashboard.tables import fmt_score, row_data
+from ml_peg_like.dashboard.tables import fmt_raw, fmt_score, row_data
 from ml_peg_like.scoring import score_values
 
 pytestmark = pytest.mark.browser
@@ -63,7 +64,17 @@ def recomputed(env, changes: dict, view: str, models=None) -> list[dict]:
 PLOTTED = """() => {
   const g = document.querySelector('.js-plotly-plot');
   if (!g || !g.data || g.data.length < 2) return null;
-  return [g.data[0].x, g.data[0].y, g.data[1].x, g.data[1].y, g.layout.shapes.map(s => s.x0)];
+  const p = g.data[1];
+  return [g.data[0].x, g.data[0].y, p.x, p.y, p.text, p.hovertemplate,
+          g.layout.shapes.map(s => s.x0), g.layout.annotations.map(a => a.text)];
+}"""
+
+#: the hover label of point k of the models' trace (Plotly draws it on demand)
+HOVER = """(k) => {
+  const g = document.querySelector('#curve .js-plotly-plot');
+  Plotly.Fx.hover(g, [{curveNumber: 1, pointNumber: k}]);
+  const t = document.querySelector('#curve .hoverlayer');
+  return t ? t.textContent : null;
 }"""
 
 
@@ -75,14 +86,33 @@ def assert_curve_is(page, env, changes: dict, view: str) -> None:
         first_metric(cfg, view),
     )
     d, lay = fig["data"], fig["layout"]
-    want = [d[0]["x"], d[0]["y"], d[1]["x"], d[1]["y"], [s["x0"] for s in lay["shapes"]]]
+    p = d[1]
+    want = [d[0]["x"], d[0]["y"], p["x"], p["y"], p["text"], p["hovertemplate"]]
+    want += [[s["x0"] for s in lay["shapes"]], [a["text"] for a in lay["annotations"]]]
     got = None
     for _ in range(160):
         got = page.evaluate(PLOTTED)
         if got == want:
-            return
+            break
         page.wait_for_timeout(50)
     assert got == want
+    # the hover shows the score the grid shows (d3 formats the point's y: the text has none)
+    scores = score_values(cache.values, cache.models, cfg.apply_changes(changes))
+    j = cfg.metric_paths().index(first_metric(cfg, view))
+    names = [cache.display.get(m, m) for m in cache.models]
+    for k, text in enumerate(p["text"]):
+        if not text.startswith("<b>"):
+            continue  # several models at one place
+        i = names.index(html.unescape(text.split("</b>")[0].removeprefix("<b>")))
+        label = ""
+        for _ in range(40):  # Plotly draws one hover per 50 ms at most
+            label = page.evaluate(HOVER, k) or ""
+            if label.startswith(names[i] + ":"):
+                break
+            page.wait_for_timeout(60)
+        assert label == f"{names[i]}: raw {fmt_raw(scores.raw_values[i, j])}" + (
+            f"score {fmt_score(round(scores.metric_scores[i, j], 9))}"
+        )
 
 
 def grid_rows(page) -> list[dict]:
@@ -143,6 +173,11 @@ def test_edits_send_deltas_and_the_grid_equals_a_full_recompute(env):
         }
         assert_curve_is(page, env, changes, IRIS)
         edit_bodies = [json.loads(b) for b in env["bodies"][n:]]
+        figs = [b["response"]["fig"]["data"] for b in edit_bodies if "fig" in b["response"]]
+        if path.endswith("F1"):  # another metric's weight: the curve shown does not change
+            assert not figs
+        elif field != "good" or value != 0.95:  # after the first edit: what changed of it
+            assert figs and all("__dash_patch_update" in f for f in figs)
         grid_out = [b["response"] for b in edit_bodies if "rowdelta" in b.get("response", {})]
         assert grid_out, "the edit sent no row delta"
         for resp in grid_out:

@@ -150,9 +150,7 @@ def _hover_scores(values: list[float], scale: float, digits: int) -> list[tuple[
     longer than ``digits``), every point carries its score in its text instead (y unrounded)."""
     grid = [v if not math.isfinite(v) else round(v, TABLE_DIGITS) for v in values]
     texts = [fmt_score(v, scale, digits) for v in grid]
-    ys = [
-        float(t) if math.isfinite(v) else math.nan for v, t in zip(grid, texts, strict=True)
-    ]
+    ys = [float(t) if math.isfinite(v) else math.nan for v, t in zip(grid, texts, strict=True)]
     plain = digits >= 3 and all(
         not math.isfinite(v) or (y >= 0 and "e" not in t and y < 10**digits)
         for v, y, t in zip(grid, ys, texts, strict=True)

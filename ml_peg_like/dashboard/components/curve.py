@@ -14,7 +14,16 @@ from ...config import Benchmark, Config
 from .. import ids
 from ..curve_axis import XSCALES
 
-__all__ = ["OUTPUTS", "STATES", "XSCALES", "graph", "layout", "metric_options", "register", "update"]
+__all__ = [
+    "OUTPUTS",
+    "STATES",
+    "XSCALES",
+    "graph",
+    "layout",
+    "metric_options",
+    "register",
+    "update",
+]
 
 #: the edit callback's outputs and states of the curve's signature (``update``)
 OUTPUTS = dict(curve_sig=Output(ids.CURVE_SIG, "data"))
@@ -104,21 +113,28 @@ def register(app) -> None:
 # ------------------------------------------------------------------------------------------------
 
 #: the parts of a curve figure that settings of the same metric change (paths into the figure;
-#: ``"y"`` of every trace): an edit resends those of them that differ, nothing else
+#: also ``"y"`` of every trace, the x of the line and each element of these lists): an edit
+#: resends those of them that differ, nothing else
 _LAYOUT_PARTS = (
     ("layout", "title", "text"),
-    ("layout", "shapes"),
-    ("layout", "annotations"),
     ("layout", "xaxis", "range"),
     ("layout", "xaxis", "type"),
 )
+_LAYOUT_LISTS = ("shapes", "annotations")  # their lengths are fixed, each element a part
 _SLOT = "\x00part"  # what stands for a part in the figure whose hash says what is fixed
 
 
 def _parts(figure: dict) -> list[tuple]:
     n = len(figure.get("data") or [])
     line = [("data", 0, "x")] if n else []
-    return [*line, *(("data", k, "y") for k in range(n)), *_LAYOUT_PARTS]
+    layout = figure.get("layout") if isinstance(figure.get("layout"), dict) else {}
+    items = [
+        ("layout", key, i)
+        for key in _LAYOUT_LISTS
+        if isinstance(layout.get(key), list)
+        for i in range(len(layout[key]))
+    ]
+    return [*line, *(("data", k, "y") for k in range(n)), *_LAYOUT_PARTS, *items]
 
 
 def _get(obj: Any, path: tuple) -> Any:
@@ -140,7 +156,7 @@ def signature(figure: dict) -> str:
     a hash of each of those parts (absent: ``-``)."""
     parts = _parts(figure)
     fixed = {"data": [dict(t) for t in figure.get("data") or []], "layout": figure.get("layout")}
-    fixed["layout"] = _strip(fixed["layout"], [p[1:] for p in parts if p[0] == "layout"])
+    fixed["layout"] = _strip(fixed["layout"], [p[1:] for p in _LAYOUT_PARTS])
     for p in parts:
         if p[0] == "data" and p[2] in fixed["data"][p[1]]:
             fixed["data"][p[1]][p[2]] = _SLOT
@@ -153,6 +169,9 @@ def _strip(layout: Any, paths: list[tuple]) -> Any:
     if not isinstance(layout, dict):
         return layout
     out = dict(layout)
+    for key in _LAYOUT_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [_SLOT] * len(out[key])
     for path in paths:
         if len(path) == 1:
             if path[0] in out:

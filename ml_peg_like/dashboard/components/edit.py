@@ -502,9 +502,10 @@ def register(
             rank_shown=bool(kw["rank_shown"]),
         )
         n_all = len(cache.models)
-        out["shown_count"] = toolbar.shown_text(
-            n_all if shown_models is None else len(shown_models), n_all
-        )
+        if trig in (ids.MODEL_FILTER, ids.URL) or kind == ids.T_ATTR:  # else the same filters
+            out["shown_count"] = toolbar.shown_text(
+                n_all if shown_models is None else len(shown_models), n_all
+            )
         if sens:
             out["whatif_label"] = whatif_labels(
                 ctx.outputs_grouping["whatif_label"], defaults, new_changes

@@ -38,6 +38,25 @@ from bench_dashboard import (  # noqa: E402
     write_dataset,
 )
 
+#: stamps (performance.now) of the Dash callback fetches: called, headers in, body parsed
+FETCH_STAMPS = """() => {
+  window.__fetches = [];
+  const orig = window.fetch;
+  window.fetch = function (url, opts) {
+    const rec = {url: String(url), call: performance.now()};
+    window.__fetches.push(rec);
+    return orig.apply(this, arguments).then((r) => {
+      rec.headers = performance.now();
+      const json = r.json.bind(r);
+      r.json = () => json().then((v) => { rec.parsed = performance.now(); return v; });
+      return r;
+    });
+  };
+  window.__tasks = [];
+  new PerformanceObserver((l) => l.getEntries().forEach((e) =>
+    window.__tasks.push([e.startTime, e.duration]))).observe({type: 'longtask', buffered: false});
+}"""
+
 CURVE_DRAWN = """() => new Promise(resolve => {
   const gd = document.querySelector('#curve .js-plotly-plot');
   if (!gd) { resolve(null); return; }
@@ -58,6 +77,50 @@ def sizes_of(body: bytes) -> list[tuple[int, str]]:
     return sorted(out, reverse=True)
 
 
+def js_profile(prof: dict, top: int = 25) -> None:
+    """Self time per function (and per script) of a V8 CPU profile."""
+    nodes = {n["id"]: n for n in prof["nodes"]}
+    self_us: dict[tuple, float] = {}
+    for nid, dt in zip(prof["samples"], prof["timeDeltas"], strict=False):
+        f = nodes[nid]["callFrame"]
+        where = f"{f['url'].rsplit('/', 1)[-1].split('?')[0][:40]}:{f['lineNumber']}:{f['columnNumber']}"
+        key = (f["functionName"] or "(anon)", where)
+        self_us[key] = self_us.get(key, 0.0) + dt
+    by_script: dict[str, float] = {}
+    for (_fn, url), us in self_us.items():
+        by_script[url.split(":")[0]] = by_script.get(url.split(":")[0], 0.0) + us
+    print("JS self time by script (ms):")
+    for url, us in sorted(by_script.items(), key=lambda kv: -kv[1])[:12]:
+        print(f"  {us / 1000:8.1f}  {url or '(native/idle)'}")
+    # inclusive time of the call tree's nodes (the heaviest paths, a few levels down)
+    incl: dict[int, float] = {}
+    for nid, dt in zip(prof["samples"], prof["timeDeltas"], strict=False):
+        incl[nid] = incl.get(nid, 0.0) + dt
+    parent = {c: n["id"] for n in prof["nodes"] for c in n.get("children", [])}
+
+    def total(nid: int) -> float:
+        return incl.get(nid, 0.0) + sum(total(c) for c in nodes[nid].get("children", []))
+
+    def show(nid: int, depth: int) -> None:
+        t = total(nid) / 1000
+        if t < 3 or depth > 40:
+            return
+        f = nodes[nid]["callFrame"]
+        script = f["url"].rsplit("/", 1)[-1].split("?")[0][:24]
+        print(f"  {'.' * min(depth, 30)}{t:6.1f} {f['functionName'] or '(anon)'} {script}")
+        kids = sorted(nodes[nid].get("children", []), key=lambda c: -total(c))
+        for c in kids[:4]:
+            show(c, depth + 1)
+
+    roots = [n["id"] for n in prof["nodes"] if n["id"] not in parent]
+    print("JS call tree (inclusive ms, >= 3 ms):")
+    for r in roots:
+        show(r, 0)
+    print("JS self time by function (ms):")
+    for (fn, url), us in sorted(self_us.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {us / 1000:8.1f}  {fn}  {url}")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--only", default="ml-peg")
@@ -65,6 +128,8 @@ def main(argv=None) -> int:
     p.add_argument("--replays", type=int, default=20)
     p.add_argument("--full-table", action="store_true")
     p.add_argument("--data", default=None)
+    p.add_argument("--sort", default="cumulative", help="cProfile order (cumulative, tottime)")
+    p.add_argument("--js", action="store_true", help="V8 CPU profile of the last edit (CDP)")
     p.add_argument("--show", default="", help="id.prop of outputs to print (comma-separated)")
     args = p.parse_args(argv)
     from werkzeug.serving import make_server
@@ -92,11 +157,16 @@ def main(argv=None) -> int:
                     captured.append((r.request.post_data, r.body()))
 
             page.on("response", on_response)
+            page.add_init_script(f"({FETCH_STAMPS})()")
             page.goto(url + "/" + make_query({}, path.rsplit("/", 1)[0]))
             page.wait_for_selector(f"input[name='{path}.good']", timeout=120_000)
             page.wait_for_selector("#grid .ag-cell[col-id='o']")
             page.wait_for_timeout(800)
             page.evaluate(INSTALL)
+            cdp = page.context.new_cdp_session(page) if args.js else None
+            if cdp:
+                cdp.send("Profiler.enable")
+                cdp.send("Profiler.setSamplingInterval", {"interval": 200})
             for k in range(args.edits):
                 value = good0 + (0.1 + 0.15 * k) * (bad0 - good0)
                 new = score(raw, cfg.apply_changes({path: {"good": value}}))
@@ -106,8 +176,12 @@ def main(argv=None) -> int:
                 captured.clear()
                 box = page.locator(f"input[name='{path}.good']")
                 box.fill(f"{value:.6g}")
+                if cdp and k == args.edits - 1:
+                    cdp.send("Profiler.start")
                 box.press("Enter")
                 t_cells = page.evaluate("async () => (await window.__done) - window.__t0")
+                if cdp and k == args.edits - 1:
+                    js_profile(cdp.send("Profiler.stop")["profile"])
                 t_curve = page.evaluate("async (p) => (await p)", drawn)
                 page.wait_for_timeout(300)
                 t0 = page.evaluate("() => window.__t0")
@@ -117,6 +191,13 @@ def main(argv=None) -> int:
                     .map(e => [e.startTime - t0, e.responseStart - t0, e.responseEnd - t0])""",
                     t0,
                 )
+                stamps = page.evaluate(
+                    """(t0) => [window.__fetches.filter(f => f.call >= t0 - 1).map(f =>
+                      [f.call - t0, (f.headers || NaN) - t0, (f.parsed || NaN) - t0]),
+                      window.__tasks.filter(t => t[0] >= t0 - 1).map(t => [t[0] - t0, t[1]])]""",
+                    t0,
+                )
+                print(f"  fetch (called, headers, parsed ms) {stamps[0]}; long tasks {stamps[1]}")
                 print(
                     f"{name} edit {k}: cells right {t_cells:.0f} ms, curve drawn "
                     f"{(t_curve - t0) if t_curve else float('nan'):.0f} ms, requests "
@@ -144,7 +225,7 @@ def main(argv=None) -> int:
         per = (time.perf_counter() - t) / args.replays * 1000
         print(f"{name}: server {per:.1f} ms per replayed edit (profiled)")
         s = io.StringIO()
-        pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats(35)
+        pstats.Stats(prof, stream=s).sort_stats(args.sort).print_stats(35)
         print(s.getvalue())
         srv.shutdown()
     return 0

@@ -178,6 +178,14 @@ def test_edits_send_deltas_and_the_grid_equals_a_full_recompute(env):
             assert not figs
         elif field != "good" or value != 0.95:  # after the first edit: what changed of it
             assert figs and all("__dash_patch_update" in f for f in figs)
+            whole = curve_figure(
+                score_values(env["app"].score_cache.values, raw.models, cfg.apply_changes(changes)),
+                first_metric(cfg, IRIS),
+            )
+            assert all(len(json.dumps(f)) < len(json.dumps(whole)) / 2 for f in figs)
+            # the whole answer of a threshold edit: 3,955 bytes when this was written (8,485
+            # with the whole curve); a few bytes vary (the delta's stamp, the curve's hashes)
+            assert sum(len(b) for b in env["bodies"][n:]) <= 4400
         grid_out = [b["response"] for b in edit_bodies if "rowdelta" in b.get("response", {})]
         assert grid_out, "the edit sent no row delta"
         for resp in grid_out:

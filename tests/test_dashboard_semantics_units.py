@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from dash import no_update
 
 import ml_peg_like as mpl
 from ml_peg_like.aggregation import shown_weights
@@ -90,3 +91,29 @@ def test_sort_text_of_the_url():
     assert viewstate.effective_sort("n3.desc", "raw", "raw") == "r3.desc"
     cols = viewstate.apply_sort([{"colId": "rank", "sort": "asc"}, {"colId": "o"}], "o.desc")
     assert cols == [{"colId": "rank", "sort": None}, {"colId": "o", "sort": "desc"}]
+
+
+def test_the_policy_bar_is_sent_only_where_it_differs_from_the_shown_one(cfg):
+    """policy.fill(shown=...): the bar's texts, the button's style and the summary equal to those
+    of the scores the page shows are not sent again (no_update)."""
+    s = mpl.score_values(VALUES, ["a", "b"], cfg)
+    keys = ("overrides", "no_score", "skip_style", "summary")
+    out: dict = {}
+    policy.fill(out, "invalidate", s, shown=s)
+    assert all(out[k] is no_update for k in keys)
+    # a weight edit of x: the same missing models, the same texts: nothing of the bar is sent
+    edited = mpl.score_values(VALUES, ["a", "b"], cfg.apply_changes({"C/B2/x": {"weight": 2}}))
+    out = {}
+    policy.fill(out, "invalidate", edited, shown=s)
+    assert all(out[k] is no_update for k in keys)
+    # skip: a's overall comes back (the no-score line empties, the button hides, the summary
+    # names the policy): those are sent, as without ``shown``
+    ch = effective_changes(cfg, policy.policy_changes({}, "skip", cfg))
+    s2 = mpl.score_values(VALUES, ["a", "b"], cfg.apply_changes(ch))
+    out, full = {}, {}
+    policy.fill(out, "invalidate", s2, shown=s)
+    policy.fill(full, "invalidate", s2)
+    assert out["no_score"] == full["no_score"] == ""
+    assert out["skip_style"] == full["skip_style"] == policy.HIDDEN
+    assert out["summary"] == full["summary"] and "skip" in out["summary"]
+    assert out["policy"] == "skip"

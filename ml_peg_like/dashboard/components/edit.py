@@ -171,24 +171,6 @@ def _threshold_status(problems: dict[tuple[str, str], str], what: str) -> html.D
     return status(f"{what}: {path}.{field}: {why}; that metric has no score{more}.", "err")
 
 
-#: outputs of ``policy.fill`` that follow the scores only: sent when they differ from the page's
-POLICY_KEYS = ("overrides", "no_score", "skip_style", "summary")
-
-
-def _drop_unchanged(out, keys, cache: ScoreCache, changes, switch) -> None:
-    """``no_update`` for the outputs ``keys`` that equal those of the state the page shows
-    (``changes``: the page shows its policy bar and summary)."""
-    try:
-        _cfg, shown = cache.scores_for(changes)
-    except ConfigError:
-        return
-    before: dict[str, Any] = {}
-    policy.fill(before, switch, shown)
-    for k in keys:
-        if k in before and before[k] == out[k]:
-            out[k] = no_update
-
-
 def register(
     app,
     cache: ScoreCache,
@@ -514,8 +496,11 @@ def register(
         cols = apply_sort(
             column_defs(scores, v, show=show, changed=changed_set, metric=metric), sort
         )
-        policy.fill(out, kw["policy"], scores)
-        _drop_unchanged(out, POLICY_KEYS, cache, changes, kw["policy"])
+        try:  # the page shows the bar of ``changes``: what equals it is not sent
+            shown_scores = cache.scores_for(changes)[1]
+        except ConfigError:
+            shown_scores = None
+        policy.fill(out, kw["policy"], scores, shown=shown_scores)
         sig = grid.colsig(cols)
         if sig != kw["colsig"]:
             out["cols"] = cols

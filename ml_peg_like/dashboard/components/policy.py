@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from dash import dcc, html
+from dash import dcc, html, no_update
 
 from ... import aggregation as agg
 from ...config import ROOT, Config
@@ -117,9 +117,12 @@ def bar_state(scores: Scores) -> dict[str, Any]:
     }
 
 
-def fill(out: dict[str, Any], switch_value: Any, scores: Scores) -> None:
+def fill(
+    out: dict[str, Any], switch_value: Any, scores: Scores, shown: Scores | None = None
+) -> None:
     """The edit callback's outputs of the bar and of the header's summary (which names the
-    policy) for ``scores``; the switch is sent only when it differs from ``switch_value``."""
+    policy) for ``scores``; the switch is sent only when it differs from ``switch_value``, the
+    rest only when it differs from the bar of ``shown`` (the scores the page shows, if known)."""
     bar = bar_state(scores)
     if bar["value"] != switch_value:
         out["policy"] = bar["value"]
@@ -127,6 +130,12 @@ def fill(out: dict[str, Any], switch_value: Any, scores: Scores) -> None:
     out["no_score"] = bar["text"]
     out["skip_style"] = bar["button"]
     out["summary"] = summary_line(scores.config, scores)
+    if shown is not None:
+        before: dict[str, Any] = {}
+        fill(before, switch_value, shown)
+        for k in ("overrides", "no_score", "skip_style", "summary"):
+            if before[k] == out[k]:
+                out[k] = no_update
 
 
 HIDDEN = {"display": "none"}

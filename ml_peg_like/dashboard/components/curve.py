@@ -1,6 +1,8 @@
 """The normalisation curve of the selected metric (figure from ``figures.py``). The graph is
 created on the first benchmark view (plotly.js stays out of the first render); later figures go
-through the ``fig`` store and are drawn in the browser after the table (``register``)."""
+through the ``fig`` store and are drawn in the browser after the table (``register``). An edit
+sends the store only what changed of the figure (``update``: nothing, a Dash ``Patch`` or the
+whole figure), told by the hashes the ``curve-sig`` store holds beside it."""
 
 from __future__ import annotations
 

@@ -298,6 +298,7 @@ def curve_figure(
             ),
             name="models",
             text=gtext,
+            hoverlabel=dict(align="left"),  # the score's line under the names, not right-aligned
             hovertemplate=(
                 "%{text}<extra></extra>"
                 if any(shown_t for _y, shown_t in shown)

@@ -68,7 +68,7 @@ from .viewstate import apply_sort, effective_sort, sort_text
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
 SHOWN: dict[str, str] = {}
-WILDCARD_OUTPUTS = ("box_value", "box_class", "msg", "attr_value")
+WILDCARD_OUTPUTS = ("box_value", "box_class", "msg", "attr_value", *explore_view.WILDCARD_OUTPUTS)
 BOX = ids.box(ALL, ALL)
 
 #: what the composition may hand in: called with the new changes after every accepted change

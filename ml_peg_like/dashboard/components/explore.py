@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
-from dash import Input, Output, dcc, html, no_update
+from dash import ALL, Input, Output, Patch, ctx, dcc, html, no_update
 
 from ... import explore as ex
 from ...errors import ConfigError
@@ -46,12 +46,16 @@ OUTPUTS = dict(
     cmp_style=Output(ids.COMPARE_WRAP, "style"),
     bench_fig=Output(ids.BENCH_FIG_HOLDER, "children"),
     plot_figs=plots.FIGS,
+    # an edit's changes of the scatter, straight into its graph (a Patch; no browser-side hop)
+    ex_patch=Output(ids.plot_graph(ALL), "figure", allow_duplicate=True),
     set_x=Output(ids.EXPLORE_X, "value"),
     set_y=Output(ids.EXPLORE_Y, "value"),
     set_c=Output(ids.EXPLORE_C, "value"),
     set_axes=Output(ids.EXPLORE_AXES, "value"),
     set_models=Output(ids.COMPARE_MODELS, "value"),
 )
+#: the wildcard outputs among OUTPUTS (the edit callback answers them with a list)
+WILDCARD_OUTPUTS = ("ex_patch",)
 SEL_KEYS = (("x", "set_x"), ("y", "set_y"), ("c", "set_c"), ("axes", "set_axes"))
 
 
@@ -373,7 +377,7 @@ def scatter_figure(
         "" if len(keep) == n_all else " (the others lack a value)"
     )
     if front:
-        title += f" · Pareto front: {len(front)}"
+        title += f" · Pareto front (line): {len(front)}"
     elif keep and not (xq.better and yq.better):
         title += " · no Pareto front (an attribute has no direction)"
     return dict(
@@ -383,7 +387,8 @@ def scatter_figure(
             xaxis=xa,
             yaxis=ya,
             title=dict(text=plots.esc(title), font=dict(size=13), x=0.01),
-            showlegend=len(traces) > 1,
+            # a legend for the colours only (drawing one costs a quarter of a redraw)
+            showlegend=bool(colour) and len(traces) > 1,
             uirevision=f"{xq.text}|{yq.text}|{colour}|{axes}",
         ),
     )
@@ -392,6 +397,29 @@ def scatter_figure(
 # ------------------------------------------------------------------------------------------------
 # the edit callback's part
 # ------------------------------------------------------------------------------------------------
+
+
+def scatter_patch(fig: dict) -> Patch:
+    """What an edit changes in a scatter whose selection (axes, colour, log) stays: the traces
+    (points, hover texts, the Pareto line), the title's counts, the automatic axis types and the
+    legend's presence. The rest of the layout (theme, axis titles, ``uirevision``: the zoom)
+    is not sent again."""
+    p = Patch()
+    lay = fig["layout"]
+    p["data"] = fig["data"]
+    p["layout"]["title"]["text"] = lay["title"]["text"]
+    p["layout"]["showlegend"] = lay["showlegend"]
+    for a in ("xaxis", "yaxis"):
+        p["layout"][a]["type"] = lay[a]["type"]
+    return p
+
+
+def _new_selection() -> bool:
+    """The request changes what the scatter shows (a control or a link): its whole figure."""
+    return ctx.triggered_id in CONTROLS or any(
+        t.startswith(ids.URL + ".") for t in ctx.triggered_prop_ids
+    )
+
 
 
 def fill(
@@ -430,7 +458,13 @@ def fill(
             axes=sel["axes"],
             theme=theme,
         )
-        plots.put(out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed)
+        if plots.EXPLORE in graphs and not view_changed and not _new_selection():
+            out["ex_patch"] = [
+                scatter_patch(fig) if o["id"].get(ids.KEY_INDEX) == plots.EXPLORE else no_update
+                for o in ctx.outputs_grouping["ex_patch"]
+            ]
+        else:
+            plots.put(out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed)
     elif page == ids.PAGE_COMPARE:
         picked = sel["models"] or compare.default_models(scores, shown)
         compare.fill(out, scores, picked, names, graphs, view_changed, theme=theme)

@@ -234,6 +234,8 @@ def register(
         v0, metric0 = v, metric
         page = page0 = explore_view.page_of(raw_view.get(ids.VIEW_PATH))  # explore, compare
         sel = explore_view.selection(cache, kw)
+        if explore_view.idle(trig, page):
+            raise PreventUpdate  # a closed view's control (a model ticked in the grid)
         show = kw["show"] if kw["show"] in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0]
         filters = clean_filters(
             {

@@ -142,6 +142,14 @@ def from_query(cache, q: dict[str, str], out: dict[str, Any]) -> dict[str, Any]:
     return sel
 
 
+def idle(trig: Any, page: str) -> bool:
+    """The request is a change of a closed view's control (e.g. a model ticked in the grid while
+    the Compare view is closed): there is nothing to answer."""
+    if trig == ids.COMPARE_MODELS:
+        return page != ids.PAGE_COMPARE
+    return trig in CONTROLS and page != ids.PAGE_EXPLORE
+
+
 def query_tail(query: str, page: str, sel: dict[str, Any]) -> str:
     """The URL query plus the open view's selection (only what differs from the defaults)."""
     parts: list[tuple[str, str]] = []
@@ -213,7 +221,7 @@ def layout(cache) -> list:
         className="ex-panel",
         style=HIDDEN,
     )
-    return [explore, compare.layout(cache), plots.store()]
+    return [explore, compare.layout(cache), plots.store(), compare.bar()]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -421,7 +429,6 @@ def _new_selection() -> bool:
     )
 
 
-
 def fill(
     out: dict[str, Any],
     *,
@@ -484,8 +491,10 @@ def fill(
 
 
 def register(app, cache) -> None:
-    """A click on a point opens its model's card; the plots follow edits (``plots.register``)."""
+    """A click on a point opens its model's card; the plots follow edits (``plots.register``);
+    the grid's ticks pick the compared models (``compare.register``)."""
     plots.register(app)
+    compare.register(app)
 
     @app.callback(
         Output(ids.EXPLORE_CARD, "children"),

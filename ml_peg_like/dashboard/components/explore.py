@@ -48,6 +48,9 @@ OUTPUTS = dict(
     plot_figs=plots.FIGS,
     # an edit's changes of the scatter, straight into its graph (a Patch; no browser-side hop)
     ex_patch=Output(ids.plot_graph(ALL), "figure", allow_duplicate=True),
+    # the quantities (~800 at ML-PEG scale, 190 KB): sent when the view opens, not in the page
+    opts_x=Output(ids.EXPLORE_X, "options"),
+    opts_y=Output(ids.EXPLORE_Y, "options"),
     set_x=Output(ids.EXPLORE_X, "value"),
     set_y=Output(ids.EXPLORE_Y, "value"),
     set_c=Output(ids.EXPLORE_C, "value"),
@@ -171,23 +174,29 @@ def query_tail(query: str, page: str, sel: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------------------------
 
 
-def layout(cache) -> list:
-    """The Explore and Compare panels (hidden until their view opens)."""
-    opts = [
+def options(cache) -> list[dict[str, str]]:
+    """The x and y dropdowns' options: every quantity."""
+    return [
         {"label": label, "value": v}
         for v, label in ex.quantity_options(cache.defaults, cache.raw.attributes)
     ]
+
+
+def layout(cache) -> list:
+    """The Explore and Compare panels (hidden until their view opens)."""
+    # the options and values come when the view opens (fill; a value without its option would
+    # be cleared by the dropdown); until then the selection is the defaults
+    opts: list = []
     attrs = cache.raw.attributes
     copts = [] if attrs is None else [{"label": str(a), "value": str(a)} for a in attrs.columns]
-    d = defaults(cache)
     controls = html.Div(
         [
             html.Label(
-                ["x", dcc.Dropdown(id=ids.EXPLORE_X, options=opts, value=d["x"], clearable=False)],
+                ["x", dcc.Dropdown(id=ids.EXPLORE_X, options=opts, value=None, clearable=False)],
                 className="ex-field",
             ),
             html.Label(
-                ["y", dcc.Dropdown(id=ids.EXPLORE_Y, options=opts, value=d["y"], clearable=False)],
+                ["y", dcc.Dropdown(id=ids.EXPLORE_Y, options=opts, value=None, clearable=False)],
                 className="ex-field",
             ),
             html.Label(
@@ -451,6 +460,9 @@ def fill(
         out["ex_style"] = {} if page == ids.PAGE_EXPLORE else HIDDEN
         out["cmp_style"] = {} if page == ids.PAGE_COMPARE else HIDDEN
     if page == ids.PAGE_EXPLORE:
+        if view_changed:
+            out["opts_x"] = out["opts_y"] = options(cache)
+            out["set_x"], out["set_y"] = sel["x"], sel["y"]
         attrs = cache.raw.attributes
         xq = ex.parse_quantity(cache.defaults, sel["x"], attrs)
         yq = ex.parse_quantity(cache.defaults, sel["y"], attrs)

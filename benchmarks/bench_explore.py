@@ -104,8 +104,8 @@ def _edit(page, path: str, w: float, expected: dict, exp_y: dict | None) -> tupl
     box.press("Enter")
     t_grid = page.evaluate("async () => (await window.__done)")
     t_end = t_grid
-    if exp_y is not None:
-        t_end = page.evaluate("async () => (await window.__graphDone)")
+    if exp_y is not None:  # the later of the two (the scatter may be drawn before the grid)
+        t_end = max(t_grid, page.evaluate("async () => (await window.__graphDone)"))
     t0 = page.evaluate("() => window.__t0")
     return t_grid - t0, t_end - t0
 

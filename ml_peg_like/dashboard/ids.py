@@ -93,6 +93,9 @@ EXPLORE_GRAPH = "explore-graph"
 EXPLORE_CARD = "explore-card"
 COMPARE_WRAP = "compare-wrap"
 COMPARE_MODELS = "compare-models"
+COMPARE_OPEN = "compare-open"  # the "Compare (n)" button above the grid
+COMPARE_NOTE = "compare-note"  # beside it: why a tick was refused
+COMPARE_MAX = 6  # models in the Compare view (picker or grid ticks)
 COMPARE_HOLDER = "compare-holder"
 COMPARE_GRAPH = "compare-graph"
 COMPARE_TABLE = "compare-table"
@@ -272,6 +275,8 @@ def js_names(
         "keyPath": KEY_PATH,
         "keyIndex": KEY_INDEX,
         "plotDownload": CLASS_PLOT_DL,
+        "compareMax": COMPARE_MAX,
+        "pageCompare": PAGE_COMPARE,
         "typePick": T_PICK,
         "drillClass": CLASS_DRILL,
         "metricClass": CLASS_METRIC,

@@ -8,14 +8,33 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from dash import dcc, html
+from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from ... import explore as ex
 from .. import ids
 from ..tables import fmt_raw, fmt_score
 from . import plots
 
-MAX_MODELS = 6
+MAX_MODELS = ids.COMPARE_MAX
+#: the grid's tick column (AG Grid row selection; row ids are model names): ticks pick the models
+GRID_OPTIONS = {
+    "rowSelection": {
+        "mode": "multiRow",
+        "checkboxes": True,
+        "headerCheckbox": False,
+        "enableClickSelection": False,
+    },
+    "selectionColumnDef": {
+        "pinned": "left",
+        "width": 38,
+        "maxWidth": 38,
+        "minWidth": 38,
+        "resizable": False,
+        "sortable": False,
+        "suppressHeaderMenuButton": True,
+        "headerTooltip": f"Tick up to {ids.COMPARE_MAX} models to compare them",
+    },
+}
 RADAR_MAX_AXES = 8
 BENCH_MAX_MODELS = 40  # the benchmark figure shows the best 40 (a note says so)
 
@@ -45,6 +64,49 @@ def layout(cache) -> html.Section:
         id=ids.COMPARE_WRAP,
         className="ex-panel",
         style={"display": "none"},
+    )
+
+
+def bar() -> html.Div:
+    """Above the grid: the "Compare (n)" button (opens the Compare view with the ticked models)
+    and why a tick was refused."""
+    return html.Div(
+        [
+            html.Button(
+                "Compare (0)",
+                id=ids.COMPARE_OPEN,
+                className="btn small",
+                title=f"Tick up to {MAX_MODELS} models in the table, then compare them side by side",
+            ),
+            html.Span(id=ids.COMPARE_NOTE, className="cmp-note", role="status"),
+        ],
+        className="cmp-bar",
+    )
+
+
+def register(app) -> None:
+    """Ticks <-> the compare set (the picker's value) and the button, in the browser
+    (``assets/compare.js``): ticking is a view change, no request."""
+    app.clientside_callback(
+        ClientsideFunction("mplCompare", "ticked"),
+        Output(ids.COMPARE_MODELS, "value", allow_duplicate=True),
+        Output(ids.COMPARE_NOTE, "children"),
+        Input(ids.GRID, "selectedRows"),
+        State(ids.COMPARE_MODELS, "value"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction("mplCompare", "sync"),
+        Output(ids.COMPARE_OPEN, "children"),
+        Input(ids.COMPARE_MODELS, "value"),
+        Input(ids.ROWKEY, "data"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction("mplCompare", "open"),
+        Output(ids.WANT, "data", allow_duplicate=True),
+        Input(ids.COMPARE_OPEN, "n_clicks"),
+        prevent_initial_call=True,
     )
 
 

@@ -68,7 +68,7 @@ from .viewstate import apply_sort, effective_sort, sort_text
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
 SHOWN: dict[str, str] = {}
-WILDCARD_OUTPUTS = ("box_value", "box_class", "msg", "attr_value")
+WILDCARD_OUTPUTS = ("box_value", "box_class", "msg", "attr_value", *explore_view.WILDCARD_OUTPUTS)
 BOX = ids.box(ALL, ALL)
 
 #: what the composition may hand in: called with the new changes after every accepted change
@@ -236,6 +236,8 @@ def register(
         v0, metric0 = v, metric
         page = page0 = explore_view.page_of(raw_view.get(ids.VIEW_PATH))  # explore, compare
         sel = explore_view.selection(cache, kw)
+        if explore_view.idle(trig, page):
+            raise PreventUpdate  # a closed view's control (a model ticked in the grid)
         show = kw["show"] if kw["show"] in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0]
         filters = clean_filters(
             {

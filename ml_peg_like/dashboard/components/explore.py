@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
-from dash import Input, Output, dcc, html, no_update
+from dash import ALL, Input, Output, Patch, ctx, dcc, html, no_update
 
 from ... import explore as ex
 from ...errors import ConfigError
@@ -46,12 +46,19 @@ OUTPUTS = dict(
     cmp_style=Output(ids.COMPARE_WRAP, "style"),
     bench_fig=Output(ids.BENCH_FIG_HOLDER, "children"),
     plot_figs=plots.FIGS,
+    # an edit's changes of the scatter, straight into its graph (a Patch; no browser-side hop)
+    ex_patch=Output(ids.plot_graph(ALL), "figure", allow_duplicate=True),
+    # the quantities (~800 at ML-PEG scale, 190 KB): sent when the view opens, not in the page
+    opts_x=Output(ids.EXPLORE_X, "options"),
+    opts_y=Output(ids.EXPLORE_Y, "options"),
     set_x=Output(ids.EXPLORE_X, "value"),
     set_y=Output(ids.EXPLORE_Y, "value"),
     set_c=Output(ids.EXPLORE_C, "value"),
     set_axes=Output(ids.EXPLORE_AXES, "value"),
     set_models=Output(ids.COMPARE_MODELS, "value"),
 )
+#: the wildcard outputs among OUTPUTS (the edit callback answers them with a list)
+WILDCARD_OUTPUTS = ("ex_patch",)
 SEL_KEYS = (("x", "set_x"), ("y", "set_y"), ("c", "set_c"), ("axes", "set_axes"))
 
 
@@ -138,6 +145,14 @@ def from_query(cache, q: dict[str, str], out: dict[str, Any]) -> dict[str, Any]:
     return sel
 
 
+def idle(trig: Any, page: str) -> bool:
+    """The request is a change of a closed view's control (e.g. a model ticked in the grid while
+    the Compare view is closed): there is nothing to answer."""
+    if trig == ids.COMPARE_MODELS:
+        return page != ids.PAGE_COMPARE
+    return trig in CONTROLS and page != ids.PAGE_EXPLORE
+
+
 def query_tail(query: str, page: str, sel: dict[str, Any]) -> str:
     """The URL query plus the open view's selection (only what differs from the defaults)."""
     parts: list[tuple[str, str]] = []
@@ -159,23 +174,29 @@ def query_tail(query: str, page: str, sel: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------------------------
 
 
-def layout(cache) -> list:
-    """The Explore and Compare panels (hidden until their view opens)."""
-    opts = [
+def options(cache) -> list[dict[str, str]]:
+    """The x and y dropdowns' options: every quantity."""
+    return [
         {"label": label, "value": v}
         for v, label in ex.quantity_options(cache.defaults, cache.raw.attributes)
     ]
+
+
+def layout(cache) -> list:
+    """The Explore and Compare panels (hidden until their view opens)."""
+    # the options and values come when the view opens (fill; a value without its option would
+    # be cleared by the dropdown); until then the selection is the defaults
+    opts: list = []
     attrs = cache.raw.attributes
     copts = [] if attrs is None else [{"label": str(a), "value": str(a)} for a in attrs.columns]
-    d = defaults(cache)
     controls = html.Div(
         [
             html.Label(
-                ["x", dcc.Dropdown(id=ids.EXPLORE_X, options=opts, value=d["x"], clearable=False)],
+                ["x", dcc.Dropdown(id=ids.EXPLORE_X, options=opts, value=None, clearable=False)],
                 className="ex-field",
             ),
             html.Label(
-                ["y", dcc.Dropdown(id=ids.EXPLORE_Y, options=opts, value=d["y"], clearable=False)],
+                ["y", dcc.Dropdown(id=ids.EXPLORE_Y, options=opts, value=None, clearable=False)],
                 className="ex-field",
             ),
             html.Label(
@@ -209,7 +230,7 @@ def layout(cache) -> list:
         className="ex-panel",
         style=HIDDEN,
     )
-    return [explore, compare.layout(cache), plots.store()]
+    return [explore, compare.layout(cache), plots.store(), compare.bar()]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -274,7 +295,8 @@ def scatter_figure(
         for k, x, y, r in zip(keys, xs, ys, rank_txt, strict=True)
     ]
     kind = "scattergl" if len(keep) > GL_POINTS else "scatter"
-    marker = dict(size=9 if len(keep) <= 200 else 6, line=dict(width=0.5, color="#ffffff"))
+    # plain points: an outline (or a marker opacity) per point is a fifth of a redraw (issue 17)
+    marker = dict(size=9 if len(keep) <= 200 else 6)
     traces: list[dict] = []
     base = dict(type=kind, mode="markers", hovertemplate="%{text}<extra></extra>")
     if colour and attributes is not None and colour in attributes.columns:
@@ -373,7 +395,7 @@ def scatter_figure(
         "" if len(keep) == n_all else " (the others lack a value)"
     )
     if front:
-        title += f" · Pareto front: {len(front)}"
+        title += f" · Pareto front (line): {len(front)}"
     elif keep and not (xq.better and yq.better):
         title += " · no Pareto front (an attribute has no direction)"
     return dict(
@@ -383,7 +405,8 @@ def scatter_figure(
             xaxis=xa,
             yaxis=ya,
             title=dict(text=plots.esc(title), font=dict(size=13), x=0.01),
-            showlegend=len(traces) > 1,
+            # a legend for the colours only (drawing one costs a quarter of a redraw)
+            showlegend=bool(colour) and len(traces) > 1,
             uirevision=f"{xq.text}|{yq.text}|{colour}|{axes}",
         ),
     )
@@ -392,6 +415,28 @@ def scatter_figure(
 # ------------------------------------------------------------------------------------------------
 # the edit callback's part
 # ------------------------------------------------------------------------------------------------
+
+
+def scatter_patch(fig: dict) -> Patch:
+    """What an edit changes in a scatter whose selection (axes, colour, log) stays: the traces
+    (points, hover texts, the Pareto line), the title's counts, the automatic axis types and the
+    legend's presence. The rest of the layout (theme, axis titles, ``uirevision``: the zoom)
+    is not sent again."""
+    p = Patch()
+    lay = fig["layout"]
+    p["data"] = fig["data"]
+    p["layout"]["title"]["text"] = lay["title"]["text"]
+    p["layout"]["showlegend"] = lay["showlegend"]
+    for a in ("xaxis", "yaxis"):
+        p["layout"][a]["type"] = lay[a]["type"]
+    return p
+
+
+def _new_selection() -> bool:
+    """The request changes what the scatter shows (a control or a link): its whole figure."""
+    return ctx.triggered_id in CONTROLS or any(
+        t.startswith(ids.URL + ".") for t in ctx.triggered_prop_ids
+    )
 
 
 def fill(
@@ -416,6 +461,9 @@ def fill(
         out["ex_style"] = {} if page == ids.PAGE_EXPLORE else HIDDEN
         out["cmp_style"] = {} if page == ids.PAGE_COMPARE else HIDDEN
     if page == ids.PAGE_EXPLORE:
+        if view_changed:
+            out["opts_x"] = out["opts_y"] = options(cache)
+            out["set_x"], out["set_y"] = sel["x"], sel["y"]
         attrs = cache.raw.attributes
         xq = ex.parse_quantity(cache.defaults, sel["x"], attrs)
         yq = ex.parse_quantity(cache.defaults, sel["y"], attrs)
@@ -430,7 +478,13 @@ def fill(
             axes=sel["axes"],
             theme=theme,
         )
-        plots.put(out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed)
+        if plots.EXPLORE in graphs and not view_changed and not _new_selection():
+            out["ex_patch"] = [
+                scatter_patch(fig) if o["id"].get(ids.KEY_INDEX) == plots.EXPLORE else no_update
+                for o in ctx.outputs_grouping["ex_patch"]
+            ]
+        else:
+            plots.put(out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed)
     elif page == ids.PAGE_COMPARE:
         picked = sel["models"] or compare.default_models(scores, shown)
         compare.fill(out, scores, picked, names, graphs, view_changed, theme=theme)
@@ -450,8 +504,10 @@ def fill(
 
 
 def register(app, cache) -> None:
-    """A click on a point opens its model's card; the plots follow edits (``plots.register``)."""
+    """A click on a point opens its model's card; the plots follow edits (``plots.register``);
+    the grid's ticks pick the compared models (``compare.register``)."""
     plots.register(app)
+    compare.register(app)
 
     @app.callback(
         Output(ids.EXPLORE_CARD, "children"),

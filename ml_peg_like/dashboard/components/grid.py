@@ -11,6 +11,7 @@ import orjson
 from dash import dcc, html
 
 from .. import ids
+from . import compare
 
 GRID_THEME = (
     "themeQuartz.withParams({fontFamily: 'inherit', fontSize: 13, headerFontSize: 13,"
@@ -59,6 +60,7 @@ def layout(columns: list[dict], rows: list[dict], n_models: int) -> list:
             "processUnpinnedColumns": {"function": "unpinInner(params)"},
             **({"domLayout": "autoHeight"} if auto_height else {}),
             "theme": {"function": GRID_THEME},
+            **compare.GRID_OPTIONS,  # a tick column: the models to compare
         },
         className="scores-grid",
         style={"width": "100%"} if auto_height else {"height": "100%", "width": "100%"},

@@ -59,6 +59,9 @@ def axis(theme: str = "light", **kw) -> dict:
         ticks="outside",
         tickcolor=t["line"],
         automargin=True,
+        # no check of tick labels running past the plot (a fifth of a redraw's time, issue 17;
+        # automargin makes room for them)
+        ticklabeloverflow="allow",
     )
     out.update(kw)
     return out

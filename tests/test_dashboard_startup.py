@@ -113,6 +113,10 @@ def test_the_first_page_loads_the_grid_and_dropdown_chunks_with_its_scripts(tmp_
         assert r.status_code == 200 and "javascript" in r.content_type
         assert len(r.data) > 10_000  # the chunk itself, not an error page
     assert not [s for s in srcs if "async-graph" in s or "plotly" in s.lower()]
+    # a link with a sort: the grid waits for its chunk (and so for the link's columns)
+    linked = client.get("/?v=Classification%2FIris&sort=n1.desc").get_data(as_text=True)
+    assert not [u for ns, p in EAGER_CHUNKS if (u := _chunk_url(ns, p)) in linked]
+    assert client.get("/?v=Classification%2FIris").get_data(as_text=True).count("async-") == 3
 
 
 def _synthetic(n_models: int, n_cat: int, n_bench: int, n_metric: int, seed: int = 3):

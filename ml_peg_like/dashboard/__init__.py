@@ -16,7 +16,7 @@ from dash import html
 from ..config import Config
 from ..raw import RawData
 from ..resources import assets_dir
-from . import ids
+from . import firstpage, ids
 from .cache import ScoreCache
 from .components import (
     curve,
@@ -36,7 +36,6 @@ from .components import (
 )
 from .components import explore as explore_view
 from .components import sensitivity as sens_view
-from .firstpage import with_eager_chunks
 from .jobs import make_manager
 from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
 from .state import Q_SORT
@@ -91,9 +90,8 @@ def create_app(
         update_title=None,
         serve_locally=True,
     )
-    app.index_string = with_eager_chunks(
-        _with_names(app.index_string), app.config.requests_pathname_prefix
-    )
+    app.index_string = _with_names(app.index_string)
+    firstpage.install(app, lazy_when=(Q_SORT,))  # a link's sort: see firstpage.py
     cols = column_defs(scores, "")
     sens = sens_view.Sensitivity(cache) if sensitivity else None
     sv = sens.view_state("", scores, "") if sens else None

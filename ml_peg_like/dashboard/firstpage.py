@@ -14,9 +14,17 @@ graph; the curve and the explore plots load it when they are first shown.
 A chunk loaded early registers itself in webpack's chunk list, so the component's own loader
 finds it and requests nothing (the same mechanism as Dash's ``eager_loading=True``, which would
 load every chunk, Plotly included).
+
+Except for a link that holds a sort (``sort=``): the grid is then created only once the
+chunk has come, as before, i.e. in practice with the link's columns (whose ``sort`` it applies
+at creation). An existing grid given new column definitions keeps the rank's sort beside the
+new one (AG Grid does not clear it through ``sort: null``), so an eagerly drawn grid would show
+the link's rows by rank.
 """
 
 from __future__ import annotations
+
+import flask
 
 #: (namespace, path in the package) of the chunks every first page needs
 EAGER_CHUNKS = (
@@ -34,7 +42,15 @@ def eager_scripts(prefix: str = "/") -> str:
     )
 
 
-def with_eager_chunks(index_string: str, prefix: str = "/") -> str:
-    """The page template with the eager chunks right after the page's scripts (before the
-    renderer starts: the first render finds them)."""
-    return index_string.replace("{%scripts%}", "{%scripts%}" + eager_scripts(prefix), 1)
+def install(app, lazy_when: tuple[str, ...] = ()) -> None:
+    """Serve ``app``'s page with the eager chunks right after its scripts (before the renderer
+    starts: the first render finds them), unless the request's query has one of ``lazy_when``."""
+    prefix = app.config.requests_pathname_prefix
+    interpolate = app.interpolate_index
+
+    def interpolate_index(**kw):
+        if not any(flask.request.args.get(k) for k in lazy_when):
+            kw["scripts"] = kw.get("scripts", "") + eager_scripts(prefix)
+        return interpolate(**kw)
+
+    app.interpolate_index = interpolate_index

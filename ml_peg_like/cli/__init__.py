@@ -2,7 +2,8 @@
 
 Every subcommand is one module of this package with ``add_parser(subparsers)`` (adds its argparse
 parser, with ``func=run``) and ``run(args) -> int`` (the exit code). :data:`SUBCOMMANDS` lists
-them in ``--help`` order; they are imported plainly, so a broken one fails loudly. Adding one:
+them in ``--help`` order; they are imported plainly, so a broken one fails loudly (what only one
+command runs, e.g. the converters, that module imports in its ``run``). Adding one:
 write ``cli/NAME.py`` and put ``NAME`` in the import line and the tuple below.
 
 Bad input ends with exit code 2 and one line per problem on stderr, never a traceback.

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..compute import compute_raw_metrics, load_predictions, load_spec, write_raw_metrics
 from ..errors import INPUT_ERRORS, report
 
 
@@ -39,6 +38,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     """Run ``compute``; 0 on success, 2 (one line per problem on stderr) on bad input."""
+    # imported here, not at the top: every command imports every subcommand's module, and
+    # ``serve`` starts faster without the compute kernels
+    from ..compute import compute_raw_metrics, load_predictions, load_spec, write_raw_metrics
+
     try:
         spec = load_spec(args.spec)
         predictions = load_predictions(args.predictions)

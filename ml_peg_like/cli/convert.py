@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import INPUT_ERRORS, report
-from ..io.common import Converted, summary, write_dataset
-from ..io.lips import lips_to_dataset
-from ..io.matbench import cps_report, matbench_to_dataset
-from ..io.mlpeg import mlpeg_to_dataset, stored_scores_report
 from .common import Parser, warn
+
+if TYPE_CHECKING:
+    from ..io.common import Converted
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -108,6 +108,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     """Run the converter chosen on the command line; 0 on success, 2 on bad input."""
+    # the converters are imported when one runs (see cli/compute.py)
+    from ..io.common import summary, write_dataset
+
     try:
         conv = args._convert(args)
         paths = write_dataset(conv, args.out)
@@ -121,6 +124,8 @@ def run(args) -> int:
 
 
 def _run_mlpeg(args) -> Converted:
+    from ..io.mlpeg import mlpeg_to_dataset, stored_scores_report
+
     conv = mlpeg_to_dataset(
         args.src, app_dir=args.app_config, thresholds_dir=args.thresholds, strict=args.strict
     )
@@ -129,12 +134,16 @@ def _run_mlpeg(args) -> Converted:
 
 
 def _run_matbench(args) -> Converted:
+    from ..io.matbench import cps_report, matbench_to_dataset
+
     conv = matbench_to_dataset(args.src, strict=args.strict)
     conv.info.setdefault("report", []).extend(cps_report(conv))
     return conv
 
 
 def _run_lips(args) -> Converted:
+    from ..io.lips import lips_to_dataset
+
     return lips_to_dataset(
         args.src,
         section=args.section,

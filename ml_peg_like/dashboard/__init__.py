@@ -7,6 +7,7 @@ carries them, so the server keeps no per-user state and any number of workers ag
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import dash
@@ -15,7 +16,7 @@ from dash import html
 from ..config import Config
 from ..raw import RawData
 from ..resources import assets_dir
-from . import ids
+from . import firstpage, ids
 from .cache import ScoreCache
 from .components import (
     curve,
@@ -40,7 +41,7 @@ from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
 from .state import Q_SORT
 from .tables import REASON_TIPS, column_defs, row_data
 
-__all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", "serve"]
+__all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", "run_app", "serve"]
 
 
 def _with_names(index_string: str) -> str:
@@ -90,6 +91,7 @@ def create_app(
         serve_locally=True,
     )
     app.index_string = _with_names(app.index_string)
+    firstpage.install(app, lazy_when=(Q_SORT,))  # a link's sort: see firstpage.py
     cols = column_defs(scores, "")
     sens = sens_view.Sensitivity(cache) if sensitivity else None
     sv = sens.view_state("", scores, "") if sens else None
@@ -168,6 +170,18 @@ def serve(
     off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``.
     ``broker``: background jobs on Celery with that Redis (see :func:`create_app`)."""
     app = create_app(config, raw, title=title, broker=broker, deltas=deltas)
+    return run_app(app, host=host, port=port, debug=debug, workers=workers)
+
+
+def run_app(
+    app: dash.Dash, host: str = "127.0.0.1", port: int = 8050, debug: bool = False, workers: int = 1
+) -> int:
+    """Serve an app made by :func:`create_app` (see :func:`serve`). Everything made so far (the
+    imports, the data, the layout: ~10^5 objects that live as long as the process) moves to
+    the collector's permanent generation first (``gc.freeze``): collections during requests do
+    not walk it again, and gunicorn's forked workers do not copy its pages by touching them."""
+    gc.freeze()
+    gc.enable()  # ``ml-peg-like serve`` starts with the collector off (cli/serve.py)
     if workers and workers > 1:
         try:
             from gunicorn.app.base import BaseApplication

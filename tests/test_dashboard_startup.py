@@ -1,0 +1,246 @@
+"""The fast start (issue 15): what ``ml-peg-like serve`` imports before it serves, the collector
+off during the start and frozen before serving, the async chunks the first page loads with its
+scripts (the grid's, the dropdown's, the upload's; never Plotly's), the score memo's bound in
+bytes and the malloc settings of the serve process."""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+import subprocess
+import sys
+import textwrap
+import tracemalloc
+
+import numpy as np
+import pytest
+from browser_utils import (
+    chromium,
+    live_server,
+    open_dashboard,
+    require_browser,
+    small_dataset,
+    write_small_dataset,
+)
+from test_dashboard_browser import expect, wait_column
+
+from ml_peg_like import config_from_dict, raw_from_frame, score
+from ml_peg_like.cli import serve as cli_serve
+from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard.cache import CACHE_BYTES, ScoreCache, entry_bytes
+from ml_peg_like.dashboard.firstpage import EAGER_CHUNKS
+from ml_peg_like.dashboard.state import make_query
+
+#: modules the first page never uses: the export writers' workbook library, the converters and
+#: the compute kernels (each loaded by the command or the click that needs it)
+NOT_AT_START = (
+    "openpyxl",
+    "ml_peg_like.compute",
+    "ml_peg_like.io.mlpeg",
+    "ml_peg_like.io.matbench",
+    "ml_peg_like.io.lips",
+    "ml_peg_like.io.extxyz",
+)
+
+
+def _chunk_url(ns: str, path: str) -> str:
+    return f"/_dash-component-suites/{ns}/{path}"
+
+
+def test_serve_starts_without_what_the_first_page_does_not_need(tmp_path):
+    """``ml-peg-like serve DIR`` up to serving, in a fresh interpreter: none of NOT_AT_START is
+    imported, the collector is off while the app is made, and ``run_app`` freezes what exists
+    and turns the collector back on before it serves."""
+    data = write_small_dataset(tmp_path / "small")
+    code = textwrap.dedent(
+        f"""
+        import gc, json, sys
+        import dash
+        import ml_peg_like.dashboard as d
+        from ml_peg_like.cli import main
+        seen = {{}}
+        real_run_app = d.run_app
+        def run_app(app, **kw):
+            seen["gc_on_at_run_app"] = gc.isenabled()
+            seen["imported"] = sorted(m for m in {list(NOT_AT_START)!r} if m in sys.modules)
+            def run(self, *a, **k):
+                seen["gc_on_when_serving"] = gc.isenabled()
+                seen["frozen"] = gc.get_freeze_count()
+            dash.Dash.run = run
+            return real_run_app(app, **kw)
+        d.run_app = run_app
+        code = main(["serve", {str(data)!r}, "--port", "0"])
+        seen["exit"] = code
+        print(json.dumps(seen))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["imported"] == []
+    assert seen["gc_on_at_run_app"] is False
+    assert seen["gc_on_when_serving"] is True
+    assert seen["frozen"] > 10_000  # the imports, the data and the layout
+    assert seen["exit"] == 0
+
+
+def test_a_failed_start_turns_the_collector_back_on(tmp_path):
+    """A start that fails (a bad data directory) leaves the collector as it found it."""
+    assert gc.isenabled()
+    args = cli_serve.add_parser(
+        __import__("argparse").ArgumentParser().add_subparsers()
+    ).parse_args([str(tmp_path / "missing")])
+    with pytest.raises(Exception):  # noqa: B017 (the CLI turns it into one line, exit code 2)
+        cli_serve.run(args)
+    assert gc.isenabled()
+
+
+def test_the_first_page_loads_the_grid_and_dropdown_chunks_with_its_scripts(tmp_path):
+    cfg, raw = small_dataset(tmp_path)
+    client = create_app(cfg, raw).server.test_client()
+    html = client.get("/").get_data(as_text=True)
+    srcs = re.findall(r'<script src="([^"]+)"', html)
+    renderer = next(i for i, s in enumerate(srcs) if "dash_renderer" in s)
+    inline_renderer = html.index('id="_dash-renderer"')
+    for ns, path in EAGER_CHUNKS:
+        url = _chunk_url(ns, path)
+        assert srcs.count(url) == 1, url
+        # after the bundles (the renderer's runtime exists), before the renderer starts
+        assert srcs.index(url) > renderer and html.index(url) < inline_renderer
+        r = client.get(url)
+        assert r.status_code == 200 and "javascript" in r.content_type
+        assert len(r.data) > 10_000  # the chunk itself, not an error page
+    assert not [s for s in srcs if "async-graph" in s or "plotly" in s.lower()]
+    # a link with a sort: the grid waits for its chunk (and so for the link's columns)
+    linked = client.get("/?v=Classification%2FIris&sort=n1.desc").get_data(as_text=True)
+    assert not [u for ns, p in EAGER_CHUNKS if (u := _chunk_url(ns, p)) in linked]
+    assert client.get("/?v=Classification%2FIris").get_data(as_text=True).count("async-") == 3
+
+
+def _synthetic(n_models: int, n_cat: int, n_bench: int, n_metric: int, seed: int = 3):
+    cats = {
+        f"C{i}": {
+            "benchmarks": {
+                f"B{i}.{j}": {
+                    "metrics": {f"M{k}": {"good": 1.0, "bad": 0.0} for k in range(n_metric)}
+                }
+                for j in range(n_bench)
+            }
+        }
+        for i in range(n_cat)
+    }
+    cfg = config_from_dict({"title": "t", "missing": "skip", "categories": cats})
+    import pandas as pd
+
+    ids_ = cfg.metric_ids()
+    rng = np.random.default_rng(seed)
+    wide = pd.DataFrame(
+        rng.uniform(0, 1, size=(n_models, len(ids_))), columns=[f"{b}/{m}" for b, m in ids_]
+    )
+    wide.insert(0, "model", [f"m{i}" for i in range(n_models)])
+    return cfg, raw_from_frame(wide, cfg)
+
+
+def test_the_score_memo_holds_at_most_its_bytes():
+    """Distinct states beyond the memo's size: the memo's entries, measured by tracemalloc, stay
+    within CACHE_BYTES (+ 25 %), and one entry costs no more than ``entry_bytes`` says."""
+    cfg, raw = _synthetic(30, 6, 6, 9)  # 30 models x 324 metrics: ML-PEG's shape
+    cache = ScoreCache(cfg, raw)
+    path = cfg.metric_paths()[0]
+    n = cache._size
+    assert 4 <= n == CACHE_BYTES // entry_bytes(cache.values.size, len(cache.paths))
+
+    def fill(start: int, count: int) -> None:
+        for k in range(start, start + count):
+            cache.scores_for({path: {"good": 0.9 + k * 1e-6}})
+
+    fill(0, 2)  # the first entries build what every later one shares (code paths, interning)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        fill(2, 1)
+        gc.collect()
+        one = tracemalloc.get_traced_memory()[0] - before
+        fill(3, 3 * n)  # far more states than the memo keeps
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(cache._memo) == n
+    assert one <= 1.25 * entry_bytes(cache.values.size, len(cache.paths)), one
+    assert held <= 1.25 * CACHE_BYTES, f"{held / 2**20:.1f} MiB held"
+
+
+def test_tune_malloc_bounds_the_mmap_threshold_by_the_matrix():
+    """In a fresh interpreter (the settings are the process's): blocks above max(256 KiB,
+    2 x the raw matrix, at most 32 MiB) are mmapped; 2 arenas. Not glibc: nothing is set."""
+    code = textwrap.dedent(
+        """
+        import json, os
+        for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_ARENA_MAX"):
+            os.environ.pop(k, None)
+        from ml_peg_like.cli.serve import tune_malloc
+        print(json.dumps([tune_malloc(b) for b in (8_000, 8_000_000, 80_000_000)]))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    small, mid, big = json.loads(out.stdout)
+    if not small:
+        assert sys.platform != "linux" or "glibc" not in " ".join(__import__("platform").libc_ver())
+        pytest.skip("not glibc: tune_malloc sets nothing")
+    m, a = str(cli_serve.M_MMAP_THRESHOLD), str(cli_serve.M_ARENA_MAX)
+    assert small == {m: 256 * 1024, a: 2}
+    assert mid == {m: 16_000_000, a: 2}
+    assert big == {m: 32 * 1024 * 1024, a: 2}
+
+
+# ------------------------------------------------------------------------------------------------
+# Browser: the first page
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_first_page_default_and_linked_state(tmp_path):
+    """The default first page: each eager chunk fetched once, no Plotly, and no callback answers
+    with data (the rows are in the layout). A link holding a state and a benchmark view: the
+    engine's scores for that state, and Plotly loads for the curve it shows."""
+    require_browser()
+    cfg, raw = small_dataset(tmp_path)
+    app = create_app(cfg, raw)
+    with live_server(app) as url, chromium() as browser:
+        seen = open_dashboard(browser, url)  # a fresh context: a cold cache
+        page = seen.page
+        page.wait_for_timeout(300)
+        wait_column(page, "o", expect(score(raw, cfg), "overall", None))
+        entries = page.evaluate(
+            """() => performance.getEntriesByType('resource')
+                 .map(e => [new URL(e.name).pathname, e.startTime])"""
+        )
+        loaded = [u for u, _t in entries]
+        layout_asked = next(t for u, t in entries if u == "/_dash-layout")
+        for ns, path in EAGER_CHUNKS:
+            assert loaded.count(_chunk_url(ns, path)) == 1, (path, loaded)
+            # with the page's scripts, not after the renderer has drawn the layout
+            assert next(t for u, t in entries if u == _chunk_url(ns, path)) < layout_asked
+        assert not [u for u in loaded if "plotly" in u or "async-graph" in u]
+        assert all(s == 204 for s in seen.callback_statuses), seen.callback_statuses
+        assert seen.problems == []
+        seen.page.context.close()
+
+        changes = {"Classification/Iris/Accuracy": {"good": 0.95, "bad": 0.6}}
+        linked = open_dashboard(browser, url + "/" + make_query(changes, "Classification/Iris"))
+        page = linked.page
+        want = expect(score(raw, cfg.apply_changes(changes)), "overall", None)
+        wait_column(page, "o", want)
+        page.wait_for_selector("#curve-holder .js-plotly-plot", timeout=30_000)
+        loaded = page.evaluate(
+            "() => performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)"
+        )
+        assert any("async-graph" in u for u in loaded)
+        assert linked.problems == []
+        page.context.close()

@@ -55,7 +55,7 @@ def iv(page, path: str, field: str) -> str:
     )
 
 
-def wait_iv(page, path: str, field: str, text: str, timeout: float = 8000) -> None:
+def wait_iv(page, path: str, field: str, text: str, timeout: float = 30000) -> None:
     page.wait_for_function(
         """([p, f, t]) => { for (const s of document.querySelectorAll('.sens-iv')) {
              const i = JSON.parse(s.id); if (i.path === p && i.field === f) return s.textContent === t; }

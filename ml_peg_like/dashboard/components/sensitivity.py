@@ -41,8 +41,8 @@ APPLY, UNDO = "Apply", "Undo"
 DISPLAY_COLUMNS = ("display_name", "display", "name", "label")
 
 #: added to the edit callback (components/edit.py). The interval texts of the view are ONE
-#: store output (not one output per box: the browser rendered each as a component, ~40 ms per
-#: edit at 30 boxes); assets/sensitivity.js writes them into the holders beside the boxes
+#: store output (not one output per box, each rendered as a component: ~50 ms of browser CPU
+#: per edit at 30 boxes); assets/sensitivity.js writes them into the holders beside the boxes
 EDIT_OUTPUTS = dict(
     sens_texts=Output(ids.SENS_TEXTS, "data"),
     whatif_label=Output(ids.whatif(ALL, ALL, ALL, ALL), "children"),

@@ -30,7 +30,13 @@ ROOT = Path(__file__).resolve().parents[1]
 IRIS_ACC = "Classification/Iris/Accuracy"
 JS = [
     ROOT / "assets" / name
-    for name in ("navigation.js", "dashAgGridFunctions.js", "upload.js", "plots.js")
+    for name in (
+        "navigation.js",
+        "dashAgGridFunctions.js",
+        "upload.js",
+        "plots.js",
+        "sensitivity.js",
+    )
 ]
 
 

@@ -10,13 +10,16 @@ weight v satisfies 0.4 + 0.8 v >= 1 (v >= 3/4); B2's bad b: A = 1/2, B = (0.4 + 
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from browser_utils import chromium, live_server, open_dashboard, require_browser
 from test_dashboard_browser import commit, goto_view, wait_column
 
 from ml_peg_like import config_from_dict, raw_from_frame
-from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard import create_app, ids
+from ml_peg_like.dashboard.components.sensitivity import interval_text
+from ml_peg_like.sensitivity import stability_intervals
 
 pytestmark = pytest.mark.browser
 
@@ -52,7 +55,7 @@ def iv(page, path: str, field: str) -> str:
     )
 
 
-def wait_iv(page, path: str, field: str, text: str, timeout: float = 8000) -> None:
+def wait_iv(page, path: str, field: str, text: str, timeout: float = 30000) -> None:
     page.wait_for_function(
         """([p, f, t]) => { for (const s of document.querySelectorAll('.sens-iv')) {
              const i = JSON.parse(s.id); if (i.path === p && i.field === f) return s.textContent === t; }
@@ -152,3 +155,51 @@ def test_whatif_lists_the_single_changes_and_applies_and_undoes(env):
     assert button.inner_text() == "Apply"
     assert page.locator("#reset-all").inner_text() == "Reset all"
     assert not env.problems
+
+
+def engine_texts(changes: dict) -> dict[tuple[str, str], str]:
+    """The engine's intervals for the worked example under ``changes``, formatted as the page
+    formats them."""
+    cfg, _raw = example()
+    values = np.array([[1.0, 0.0], [0.4, 0.8], [0.3, 0.3]])  # A, B, D on B1/m, B2/m
+    df = stability_intervals(values, ("A", "B", "D"), cfg.apply_changes(changes))
+    return {(r.path, r.field): interval_text(r.low, r.high) for r in df.itertuples()}
+
+
+def test_interval_texts_come_as_one_store_and_survive_navigation(env):
+    page = env.page
+    goto_view(page, "C/B2")
+    before, after = engine_texts({}), engine_texts({"C/B2/m": {"bad": "0.2"}})
+    mine = [k for k in after if k[0] == "C/B2/m"]
+    assert sorted(f for _p, f in mine) == ["bad", "good", "weight"]
+    assert any(before[k] != after[k] for k in mine)  # the edit moves a text (JS writes it)
+    wait_iv(page, "C/B2/m", "good", before[("C/B2/m", "good")])
+    bodies: list[dict] = []
+
+    def on_response(r):
+        if "_dash-update-component" in r.url and r.status == 200:
+            try:
+                bodies.append(r.json())
+            except Exception:  # noqa: BLE001 (another callback's body: not ours)
+                pass
+
+    page.on("response", on_response)
+    try:
+        commit(page, "C/B2/m", "bad", "0.2")
+        for path, field in mine:
+            wait_iv(page, path, field, after[(path, field)])
+    finally:
+        page.remove_listener("response", on_response)
+    # the edit's response: every box of the view in ONE store, no output per interval holder
+    edit = next(b["response"] for b in bodies if ids.SENS_TEXTS in b.get("response", {}))
+    assert edit[ids.SENS_TEXTS]["data"] == {ids.box_name(p, f): after[(p, f)] for p, f in mine}
+    assert not [k for k in edit if ids.T_INTERVAL in k]
+    # away and back: the boxes are drawn again, with the texts of the current state
+    goto_view(page, "C")
+    wait_iv(page, "C/B1", "weight", after[("C/B1", "weight")])
+    assert iv(page, "C/B2", "weight") == after[("C/B2", "weight")]
+    goto_view(page, "C/B2")
+    for path, field in mine:
+        wait_iv(page, path, field, after[(path, field)])
+    page.click("#reset-all")
+    wait_iv(page, "C/B2/m", "good", before[("C/B2/m", "good")])

@@ -53,6 +53,9 @@ NO_SCORE = "no-score"  # the line above the table: how many models have no overa
 ROB_TAU = "rob-tau"
 #: the sensitivity panel: "what would put this model first?" (components/sensitivity.py)
 SENS_PANEL = "sens-panel"
+#: store {box name: stability interval text} of the view's boxes, written into their holders
+#: by assets/sensitivity.js (one output per edit, not one per box)
+SENS_TEXTS = "sens-texts"
 WHATIF_MODEL = "whatif-model"  # its model dropdown
 WHATIF_ASK = "whatif-ask"  # its "recompute" button
 WHATIF_LIST = "whatif-list"  # the single changes found
@@ -166,6 +169,11 @@ def interval(path: str, field: str) -> dict[str, str]:
     return {KEY_TYPE: T_INTERVAL, KEY_PATH: path, KEY_FIELD: field}
 
 
+def box_name(path: str, field: str) -> str:
+    """A box's ``name`` attribute; also the key of its interval text in ``SENS_TEXTS``."""
+    return f"{path}.{field}"
+
+
 def whatif(path: str, field: str, value: str, prev: str) -> dict[str, str]:
     return {KEY_TYPE: T_WHATIF, KEY_PATH: path, KEY_FIELD: field, KEY_VALUE: value, KEY_PREV: prev}
 
@@ -219,6 +227,8 @@ CLASS_DRILL = "drill"
 CLASS_METRIC = "metric"
 #: a plot's download buttons (PNG / SVG, ``components/plots.py`` and ``assets/plots.js``)
 CLASS_PLOT_DL = "plot-dl"
+CLASS_INTERVAL = "sens-iv"  # the holder of a box's interval text
+ATTR_BOX = "data-box"  # on an interval holder: its box's name (``box_name``)
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
 ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
 ROW_DOMINATED = "_dom"  # a row's "dominated by X, Y" (absent when not dominated)
@@ -277,6 +287,10 @@ def js_names(
         "plotDownload": CLASS_PLOT_DL,
         "compareMax": COMPARE_MAX,
         "pageCompare": PAGE_COMPARE,
+        "settings": SETTINGS,
+        "sensTexts": SENS_TEXTS,
+        "intervalClass": CLASS_INTERVAL,
+        "boxAttr": ATTR_BOX,
         "typePick": T_PICK,
         "drillClass": CLASS_DRILL,
         "metricClass": CLASS_METRIC,

@@ -549,6 +549,10 @@ def register(
         elif kw["shown_status"] and trig != ids.WANT:  # a message lasts until the next action
             out["status"] = None
 
+        if sv:  # the view's interval texts, unless the page shows the same (one store)
+            out["sens_texts"] = sv.store(
+                None if view_changed else sens.cached(encode_changes(changes), v)
+            )
         if view_changed:
             out["settings"] = settings.panel(
                 defaults, cfg, new_changes, v, problems, sv.texts if sv else None
@@ -577,7 +581,4 @@ def register(
             else no_update
             for m in ctx.outputs_grouping["msg"]
         ]
-        if sv:  # only the texts that differ from those of the state the page shows
-            shown_sv = sens.cached(encode_changes(changes), v)
-            out["interval"] = sv.outputs(ctx.outputs_grouping["interval"], shown_sv)
         return out

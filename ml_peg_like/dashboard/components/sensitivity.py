@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from dash import ALL, Input, Output, State, dcc, html, no_update
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from ...config import Benchmark, Category, Config
@@ -40,13 +40,15 @@ APPLY, UNDO = "Apply", "Undo"
 #: model attribute columns (models.csv) used as the model's display name, first found
 DISPLAY_COLUMNS = ("display_name", "display", "name", "label")
 
-#: added to the edit callback (components/edit.py)
+#: added to the edit callback (components/edit.py). The interval texts of the view are ONE
+#: store output (not one output per box, each rendered as a component: ~50 ms of browser CPU
+#: per edit at 30 boxes); assets/sensitivity.js writes them into the holders beside the boxes
 EDIT_OUTPUTS = dict(
-    interval=Output(ids.interval(ALL, ALL), "children"),
+    sens_texts=Output(ids.SENS_TEXTS, "data"),
     whatif_label=Output(ids.whatif(ALL, ALL, ALL, ALL), "children"),
 )
 EDIT_INPUTS = dict(whatif=Input(ids.whatif(ALL, ALL, ALL, ALL), "n_clicks"))
-WILDCARD_OUTPUTS = tuple(EDIT_OUTPUTS)
+WILDCARD_OUTPUTS = ("whatif_label",)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -100,15 +102,13 @@ class ViewSensitivity:
                 out[field] = (hit[1], hit[2])
         return out
 
-    def outputs(self, group: list[dict], shown: ViewSensitivity | None = None) -> list:
-        """The texts of the interval spans of ``group`` (``ctx.outputs_grouping``); ``shown``:
-        the state the page shows now (same view), whose equal texts are not sent again."""
-        out = []
-        for o in group:
-            k = (o["id"][ids.KEY_PATH], o["id"][ids.KEY_FIELD])
-            text = self.texts.get(k, "")
-            out.append(no_update if shown is not None and shown.texts.get(k, "") == text else text)
-        return out
+    def store(self, shown: ViewSensitivity | None = None) -> Any:
+        """The ``SENS_TEXTS`` store's data: ``{box name: text}`` of every box of the view;
+        ``no_update`` when ``shown`` (the state the page shows now, same view) has the same
+        texts."""
+        if shown is not None and shown.texts == self.texts:
+            return no_update
+        return {ids.box_name(p, f): text for (p, f), text in self.texts.items()}
 
 
 class Sensitivity:
@@ -227,6 +227,8 @@ def layout(cache: ScoreCache) -> html.Div:
                 className="help",
             ),
             dcc.Loading(html.Div(id=ids.WHATIF_LIST, className="whatif-list"), type="dot"),
+            # the texts beside the boxes (the first view's are in its layout already)
+            dcc.Store(id=ids.SENS_TEXTS, data=None),
         ],
         id=ids.SENS_PANEL,
         className="sens-panel",
@@ -281,8 +283,10 @@ def whatif_rows(scores: Scores, model: str) -> Any:
 
 
 def register(app, cache: ScoreCache) -> None:
-    """The picker's callback: computed on request (a model picked, or Recompute)."""
+    """The picker's callback: computed on request (a model picked, or Recompute); the browser
+    writes the ``SENS_TEXTS`` store into the holders beside the boxes (no request)."""
     defaults = cache.defaults
+    app.clientside_callback(ClientsideFunction("mplSens", "texts"), Input(ids.SENS_TEXTS, "data"))
 
     @app.callback(
         Output(ids.WHATIF_LIST, "children"),

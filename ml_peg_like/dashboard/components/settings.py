@@ -36,7 +36,7 @@ def _input(
         spellCheck=False,
         className=box_class(changed, problem),
         placeholder=default,
-        name=f"{path}.{field}",
+        name=ids.box_name(path, field),
     )
 
 
@@ -107,7 +107,13 @@ def panel(
         if intervals is None:
             return inp
         text = intervals.get((path, field), "")
-        iv = html.Span(text, id=ids.interval(path, field), className="sens-iv")
+        # its text follows each edit through the SENS_TEXTS store (assets/sensitivity.js)
+        iv = html.Span(
+            text,
+            id=ids.interval(path, field),
+            className=ids.CLASS_INTERVAL,
+            **{ids.ATTR_BOX: ids.box_name(path, field)},
+        )
         return html.Span([inp, iv], className="box-iv")
 
     def weight_row(path: str, name: str, policy: bool = False) -> html.Tr:

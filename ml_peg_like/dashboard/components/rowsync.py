@@ -68,13 +68,17 @@ def register(app) -> None:
 #: (40-60 ms on a loaded 2-core machine) than a rowData that arrives with the response, which on
 #: a local network outweighs sending up to ~100-200 KB more; above this size the delta wins
 FULL_TABLE_MAX_BYTES = 128 * 1024
+#: ``deltas`` of a large table: the edit sends only the row key (see :class:`RowSync`)
+INFINITE = "infinite"
 
 
 class RowSync:
     """Builds and diffs the rows of two states for the edit callback (bounded cache).
 
     ``deltas``: True: always a delta when one applies; False: always the whole table; "auto":
-    the whole table while it is at most ``full_max_bytes`` of JSON or not 4x the delta."""
+    the whole table while it is at most ``full_max_bytes`` of JSON or not 4x the delta;
+    ``INFINITE``: no rows at all, only the new row key (a large table's grid then fetches the
+    rows it shows: ``components/bigrows.py``)."""
 
     def __init__(
         self,
@@ -94,6 +98,11 @@ class RowSync:
         self, key: str, changes_key: str, scores, view: str, models, rank_shown: bool
     ) -> list[dict]:
         return self.rows.get(key, lambda: self.build(changes_key, scores, view, models, rank_shown))
+
+    def rows_for(self, key: Any) -> list[dict] | None:
+        """The rows of a row key (None when it is not readable)."""
+        old = self._old_rows(key)
+        return None if old is None else old[1]
 
     def _old_rows(self, shown: Any) -> tuple[str, list[dict]] | None:
         """The rows the browser shows, rebuilt from its key (None when it is not readable)."""
@@ -132,6 +141,10 @@ class RowSync:
         """Fill ``out["rows"]`` (the whole table) or ``out["rowdelta"]`` and ``out["rowkey"]``."""
         view_key = _view_key(view, rank_shown)
         key = row_key(changes_key, view_key, encode_filters(filters))
+        if self.deltas == INFINITE:  # the grid fetches the rows it shows itself
+            if key != shown:
+                out["rowkey"] = key
+            return
         if not self.deltas:  # the whole table every time (the benchmark's "before")
             out["rows"] = self.build(changes_key, scores, view, models, rank_shown)
             out["rowkey"] = key

@@ -235,6 +235,11 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
+#: the first rows are drawn (a model's name: a large table's grid draws empty rows until its
+#: first block of rows arrives)
+FIRST_ROWS = """() => [...document.querySelectorAll('#grid .ag-cell[col-id="model"]')]
+  .some(c => c.textContent.trim())"""
+
 #: the responses of an edit: its callbacks and, for a large table, the blocks of rows the grid
 #: fetches after it (components/bigrows.py)
 EDIT_URLS = ("_dash-update-component", ROWS_ROUTE)
@@ -275,7 +280,7 @@ def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, brows
                 time.sleep(0.02)
         result["http_ready_s"] = time.perf_counter() - t_spawn
         page.goto(url)
-        page.wait_for_selector("#grid .ag-cell[col-id='o']", timeout=120_000)
+        page.wait_for_function(FIRST_ROWS, timeout=120_000)
         result["first_cells_s"] = time.perf_counter() - t_spawn
         result["layout_kib"] = len(urllib.request.urlopen(url + "/_dash-layout").read()) / 1024
         sizes: list[tuple[float, int]] = []

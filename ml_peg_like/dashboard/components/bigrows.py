@@ -25,6 +25,8 @@ from .rowsync import RowSync
 LARGE_ROWS = 2000
 #: rows per block the grid asks for (a screen shows ~25-40)
 BLOCK_ROWS = 100
+#: blocks the browser keeps (a screen spans at most two)
+MAX_BLOCKS = 4
 #: the model filter's options while searching (plus the models already picked)
 SEARCH_LIMIT = 50
 
@@ -38,7 +40,8 @@ def grid_options() -> dict:
     return {
         "rowModelType": "infinite",
         "cacheBlockSize": BLOCK_ROWS,
-        "maxBlocksInCache": 20,
+        # an edit refetches every block held: only those near the screen are kept
+        "maxBlocksInCache": MAX_BLOCKS,
         "infiniteInitialRowCount": BLOCK_ROWS,
         "maxConcurrentDatasourceRequests": 2,
         "blockLoadDebounceMillis": 0,

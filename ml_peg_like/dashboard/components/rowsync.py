@@ -9,8 +9,10 @@ changed rows only). No per-user state: the browser's key says which rows it hold
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import orjson
@@ -70,6 +72,8 @@ def register(app) -> None:
 FULL_TABLE_MAX_BYTES = 128 * 1024
 #: ``deltas`` of a large table: the edit sends only the row key (see :class:`RowSync`)
 INFINITE = "infinite"
+#: row sets built ahead at most at a time (``RowSync.prebuild``)
+PREBUILDS = 2
 
 
 class RowSync:
@@ -93,14 +97,43 @@ class RowSync:
         self.build = build
         self.deltas = deltas
         self.rows = RowCache()
+        # INFINITE: the rows of an edit's new key are built while its response travels and
+        # the browser draws it, so that the grid's fetch of its blocks finds them built
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: dict[str, Future] = {}
+        self._lock = threading.Lock()
 
     def rows_of(
         self, key: str, changes_key: str, scores, view: str, models, rank_shown: bool
     ) -> list[dict]:
         return self.rows.get(key, lambda: self.build(changes_key, scores, view, models, rank_shown))
 
+    def prebuild(self, key: str, *args) -> None:
+        """Build the rows of ``key`` (``rows_of``'s arguments) in a background thread: at most
+        ``PREBUILDS`` at a time, else not at all (the fetch builds them)."""
+        with self._lock:
+            if key in self._pending or len(self._pending) >= PREBUILDS:
+                return
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rows")
+            fut = self._pool.submit(self.rows_of, key, *args)
+            self._pending[key] = fut
+
+        def done(_f, key=key):
+            with self._lock:
+                self._pending.pop(key, None)
+
+        fut.add_done_callback(done)
+
     def rows_for(self, key: Any) -> list[dict] | None:
         """The rows of a row key (None when it is not readable)."""
+        with self._lock:
+            fut = self._pending.get(key) if isinstance(key, str) else None
+        if fut is not None:
+            try:
+                return fut.result(timeout=60)
+            except Exception:  # noqa: BLE001 (built again below, where errors are handled)
+                pass
         old = self._old_rows(key)
         return None if old is None else old[1]
 
@@ -144,6 +177,7 @@ class RowSync:
         if self.deltas == INFINITE:  # the grid fetches the rows it shows itself
             if key != shown:
                 out["rowkey"] = key
+                self.prebuild(key, changes_key, scores, view, models, rank_shown)
             return
         if not self.deltas:  # the whole table every time (the benchmark's "before")
             out["rows"] = self.build(changes_key, scores, view, models, rank_shown)

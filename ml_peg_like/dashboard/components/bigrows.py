@@ -117,13 +117,24 @@ def register(app, rowsync: RowSync, cache) -> None:
         State(ids.BIG_SRC, "data"),
     )
 
+    register_search(app, cache, ids.MODEL_FILTER)
+
+
+def register_search(app, cache, dropdown_id) -> None:
+    """Make a model dropdown (single or multi) offer only the models matching what is typed
+    (:func:`model_options`, the picked ones kept): its layout holds ``model_options(...,
+    "", [])`` instead of every model. A callback that sets its value must send the options
+    with it (``model_options(..., picked)``): Dash's dropdown drops a value it has no option
+    for."""
+
     @app.callback(
-        Output(ids.MODEL_FILTER, "options"),
-        Input(ids.MODEL_FILTER, "search_value"),
-        Input(ids.MODEL_FILTER, "value"),
+        Output(dropdown_id, "options"),
+        Input(dropdown_id, "search_value"),
+        Input(dropdown_id, "value"),
         prevent_initial_call=True,
     )
     def search_models(search, picked):
         if search is not None and not isinstance(search, str):
             raise PreventUpdate
+        picked = [picked] if isinstance(picked, str) else picked
         return model_options(cache.models, cache.display, search, picked)

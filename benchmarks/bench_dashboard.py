@@ -22,6 +22,7 @@ median over the rounds: the machine may be shared, and interleaving cancels load
 from __future__ import annotations
 
 import argparse
+import json
 import socket
 import statistics
 import subprocess
@@ -41,6 +42,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from browser_utils import chromium  # noqa: E402
 
 from ml_peg_like import config_from_dict, load_dataset, raw_from_frame, score  # noqa: E402
+from ml_peg_like.dashboard.ids import ROWS_ROUTE  # noqa: E402
 from ml_peg_like.dashboard.state import make_query  # noqa: E402
 from ml_peg_like.dashboard.tables import fmt_score  # noqa: E402
 
@@ -233,9 +235,18 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
+#: the first rows are drawn (a model's name: a large table's grid draws empty rows until its
+#: first block of rows arrives)
+FIRST_ROWS = """() => [...document.querySelectorAll('#grid .ag-cell[col-id="model"]')]
+  .some(c => c.textContent.trim())"""
+
+#: the responses of an edit: its callbacks and, for a large table, the blocks of rows the grid
+#: fetches after it (components/bigrows.py)
+EDIT_URLS = ("_dash-update-component", ROWS_ROUTE)
+
 ALL_DONE = """(t0) => Math.max(0, ...performance.getEntriesByType('resource')
-  .filter(e => e.name.includes('_dash-update-component') && e.startTime >= t0 - 1)
-  .map(e => e.responseEnd - t0))"""
+  .filter(e => URLS.some(u => e.name.includes(u)) && e.startTime >= t0 - 1)
+  .map(e => e.responseEnd - t0))""".replace("URLS", json.dumps(EDIT_URLS))
 
 
 def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, browser) -> dict:
@@ -269,13 +280,13 @@ def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, brows
                 time.sleep(0.02)
         result["http_ready_s"] = time.perf_counter() - t_spawn
         page.goto(url)
-        page.wait_for_selector("#grid .ag-cell[col-id='o']", timeout=120_000)
+        page.wait_for_function(FIRST_ROWS, timeout=120_000)
         result["first_cells_s"] = time.perf_counter() - t_spawn
         result["layout_kib"] = len(urllib.request.urlopen(url + "/_dash-layout").read()) / 1024
         sizes: list[tuple[float, int]] = []
 
         def on_response(r):
-            if "_dash-update-component" in r.url:
+            if any(u in r.url for u in EDIT_URLS):
                 try:
                     sizes.append((time.perf_counter(), len(r.body())))
                 except Exception:  # noqa: BLE001 (a 204 has no body)

@@ -19,6 +19,7 @@ from ..resources import assets_dir
 from . import firstpage, ids
 from .cache import ScoreCache
 from .components import (
+    bigrows,
     curve,
     edit,
     grid,
@@ -64,6 +65,7 @@ def create_app(
     jobs_manager=None,
     sensitivity: bool = True,
     deltas: bool | str = "auto",
+    large_rows: int = bigrows.LARGE_ROWS,
 ) -> dash.Dash:
     """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine.
 
@@ -78,6 +80,8 @@ def create_app(
     ``deltas``: "auto": an edit sends the grid only the cells that changed when the whole
     table would be large (``rowsync.FULL_TABLE_MAX_BYTES``); True: always; False: the whole
     table, as before issue 15 (the benchmark compares them).
+    ``large_rows``: above this many models (and unless ``deltas`` is False) the browser holds
+    only the rows it shows and the model filter searches (``components/bigrows.py``).
     """
     cache = ScoreCache(config, raw)
     scores = cache.default_scores
@@ -96,19 +100,30 @@ def create_app(
     sens = sens_view.Sensitivity(cache) if sensitivity else None
     sv = sens.view_state("", scores, "") if sens else None
     rob = robustness_layout.layout(cache) if robustness else {}
+    large = deltas is not False and bigrows.is_large(len(raw.models), large_rows)
+    first_options = bigrows.model_options(cache.models, cache.display, "", []) if large else None
     app.layout = page.layout(
         title=title,
         summary=page.summary_line(config, scores),
         stores=[*page.stores(grid.colsig(cols), navigation.tree_store(config)), viewstate.store()],
-        toolbar=toolbar.layout(scores.models, cache.attr_options, config.presets, cache.display),
+        toolbar=toolbar.layout(
+            scores.models,
+            cache.attr_options,
+            config.presets,
+            cache.display,
+            model_options=first_options,
+        ),
         sidebar=navigation.sidebar(config),
         crumbs=html.Div([navigation.crumbs_layout(config), *explore_view.layout(cache)]),
         grid=[
             *rowsync.stores(rowsync.default_key()),  # invisible: the grid stays last
+            *([bigrows.store(app.config.requests_pathname_prefix)] if large else []),
             policy.layout(scores),
             *grid.layout(
                 cols,
-                row_data(
+                None
+                if large
+                else row_data(
                     scores,
                     "",
                     default_overall=scores.overall_scores,
@@ -116,6 +131,7 @@ def create_app(
                     names=cache.display,
                 ),
                 len(raw.models),
+                infinite=bigrows.grid_options() if large else None,
             ),
         ],
         head_tools=theme.controls(),
@@ -145,8 +161,16 @@ def create_app(
             if tau is not None:
                 dash.set_props(ids.ROB_TAU, {"children": tau})
 
-    edit.register(app, cache, on_changes=on_changes, sensitivity=sens, deltas=deltas)
+    rows = edit.register(
+        app,
+        cache,
+        on_changes=on_changes,
+        sensitivity=sens,
+        deltas=rowsync.INFINITE if large else deltas,
+    )
     rowsync.register(app)
+    if large:
+        bigrows.register(app, rows, cache)
     if sens:
         sens_view.register(app, cache)
     harden(app.server)

@@ -55,9 +55,10 @@ from ..state import (
 from ..tables import canonical_view, column_defs, row_data, threshold_problems, view_node
 from . import curve, grid, navigation, policy, settings, toolbar
 from . import explore as explore_view
+from .bigrows import model_options
 from .inputs import attr_selection, boxes_of, text
 from .presets import apply_preset
-from .rowsync import RowSync
+from .rowsync import INFINITE, RowSync
 from .sensitivity import EDIT_INPUTS as SENS_INPUTS
 from .sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
 from .sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
@@ -100,6 +101,7 @@ OUTPUTS = dict(
     reset_disabled=Output(ids.RESET_ALL, "disabled"),
     upload=Output(ids.UPLOAD, "contents"),
     picks=Output(ids.MODEL_FILTER, "value"),
+    pick_options=Output(ids.MODEL_FILTER, "options", allow_duplicate=True),  # large tables
     attr_value=Output(ids.attr(ALL), "value"),
     shown_count=Output(ids.SHOWN_COUNT, "children"),
     policy=Output(ids.MISSING_POLICY, "value"),
@@ -178,9 +180,10 @@ def register(
     on_changes: OnChanges | None = None,
     sensitivity: Sensitivity | None = None,
     deltas: bool | str = "auto",
-) -> None:
-    """The edit callback. ``on_changes(changes)``: called after every accepted change of the
-    settings, inside the same request (e.g. to update another part with ``set_props``).
+) -> RowSync:
+    """The edit callback; returns its ``RowSync`` (a large table's row route shares it).
+    ``on_changes(changes)``: called after every accepted change of the settings, inside the
+    same request (e.g. to update another part with ``set_props``).
     ``sensitivity``: the boxes' stability intervals, dominance marks, curve bands and the
     what-if buttons (components/sensitivity.py) go in the same response.
     ``deltas``: send the grid only the cells that changed ("auto": when the table is large;
@@ -375,6 +378,10 @@ def register(
             if linked != filters:
                 filters = linked
                 out["picks"] = linked.get(ids.FILTER_PICKS) or None
+                if rowsync.deltas == INFINITE:  # offered with them (bigrows: searched options)
+                    out["pick_options"] = model_options(
+                        cache.models, cache.display, "", out["picks"]
+                    )
                 sel = linked.get(ids.FILTER_ATTRS) or {}
                 out["attr_value"] = [
                     sel.get(o["id"][ids.KEY_NAME]) or None
@@ -582,3 +589,5 @@ def register(
             for m in ctx.outputs_grouping["msg"]
         ]
         return out
+
+    return rowsync

@@ -33,13 +33,17 @@ def colsig(cols: list[dict]) -> str:
     return hashlib.blake2b(orjson.dumps(cols), digest_size=8).hexdigest()
 
 
-def layout(columns: list[dict], rows: list[dict], n_models: int) -> list:
-    """The toggle (hidden until a benchmark view) and the grid in its box."""
+def layout(
+    columns: list[dict], rows: list[dict] | None, n_models: int, infinite: dict | None = None
+) -> list:
+    """The toggle (hidden until a benchmark view) and the grid in its box. ``infinite``: the
+    options of AG Grid's infinite row model (a large table: ``bigrows``; ``rows`` unused)."""
     auto_height = n_models <= AUTO_HEIGHT_ROWS
+    row_model = {"rowModelType": "infinite"} if infinite else {"rowData": rows}
     grid = dag.AgGrid(
         id=ids.GRID,
         columnDefs=columns,
-        rowData=rows,
+        **row_model,
         getRowId=f"params.data.{ids.COL_MODEL}",
         defaultColDef={
             "sortable": True,
@@ -61,6 +65,7 @@ def layout(columns: list[dict], rows: list[dict], n_models: int) -> list:
             **({"domLayout": "autoHeight"} if auto_height else {}),
             "theme": {"function": GRID_THEME},
             **compare.GRID_OPTIONS,  # a tick column: the models to compare
+            **{k: v for k, v in (infinite or {}).items() if k != "rowModelType"},
         },
         className="scores-grid",
         style={"width": "100%"} if auto_height else {"height": "100%", "width": "100%"},

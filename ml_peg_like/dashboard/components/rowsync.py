@@ -9,8 +9,10 @@ changed rows only). No per-user state: the browser's key says which rows it hold
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import orjson
@@ -68,13 +70,19 @@ def register(app) -> None:
 #: (40-60 ms on a loaded 2-core machine) than a rowData that arrives with the response, which on
 #: a local network outweighs sending up to ~100-200 KB more; above this size the delta wins
 FULL_TABLE_MAX_BYTES = 128 * 1024
+#: ``deltas`` of a large table: the edit sends only the row key (see :class:`RowSync`)
+INFINITE = "infinite"
+#: row sets built ahead at most at a time (``RowSync.prebuild``)
+PREBUILDS = 2
 
 
 class RowSync:
     """Builds and diffs the rows of two states for the edit callback (bounded cache).
 
     ``deltas``: True: always a delta when one applies; False: always the whole table; "auto":
-    the whole table while it is at most ``full_max_bytes`` of JSON or not 4x the delta."""
+    the whole table while it is at most ``full_max_bytes`` of JSON or not 4x the delta;
+    ``INFINITE``: no rows at all, only the new row key (a large table's grid then fetches the
+    rows it shows: ``components/bigrows.py``)."""
 
     def __init__(
         self,
@@ -89,11 +97,45 @@ class RowSync:
         self.build = build
         self.deltas = deltas
         self.rows = RowCache()
+        # INFINITE: the rows of an edit's new key are built while its response travels and
+        # the browser draws it, so that the grid's fetch of its blocks finds them built
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: dict[str, Future] = {}
+        self._lock = threading.Lock()
 
     def rows_of(
         self, key: str, changes_key: str, scores, view: str, models, rank_shown: bool
     ) -> list[dict]:
         return self.rows.get(key, lambda: self.build(changes_key, scores, view, models, rank_shown))
+
+    def prebuild(self, key: str, *args) -> None:
+        """Build the rows of ``key`` (``rows_of``'s arguments) in a background thread: at most
+        ``PREBUILDS`` at a time, else not at all (the fetch builds them)."""
+        with self._lock:
+            if key in self._pending or len(self._pending) >= PREBUILDS:
+                return
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rows")
+            fut = self._pool.submit(self.rows_of, key, *args)
+            self._pending[key] = fut
+
+        def done(_f, key=key):
+            with self._lock:
+                self._pending.pop(key, None)
+
+        fut.add_done_callback(done)
+
+    def rows_for(self, key: Any) -> list[dict] | None:
+        """The rows of a row key (None when it is not readable)."""
+        with self._lock:
+            fut = self._pending.get(key) if isinstance(key, str) else None
+        if fut is not None:
+            try:
+                return fut.result(timeout=60)
+            except Exception:  # noqa: BLE001 (built again below, where errors are handled)
+                pass
+        old = self._old_rows(key)
+        return None if old is None else old[1]
 
     def _old_rows(self, shown: Any) -> tuple[str, list[dict]] | None:
         """The rows the browser shows, rebuilt from its key (None when it is not readable)."""
@@ -132,6 +174,11 @@ class RowSync:
         """Fill ``out["rows"]`` (the whole table) or ``out["rowdelta"]`` and ``out["rowkey"]``."""
         view_key = _view_key(view, rank_shown)
         key = row_key(changes_key, view_key, encode_filters(filters))
+        if self.deltas == INFINITE:  # the grid fetches the rows it shows itself
+            if key != shown:
+                out["rowkey"] = key
+                self.prebuild(key, changes_key, scores, view, models, rank_shown)
+            return
         if not self.deltas:  # the whole table every time (the benchmark's "before")
             out["rows"] = self.build(changes_key, scores, view, models, rank_shown)
             out["rowkey"] = key

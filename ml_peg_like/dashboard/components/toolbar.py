@@ -60,17 +60,26 @@ def shown_text(n_shown: int, n_all: int) -> str:
 
 
 def layout(
-    models, filters: Mapping[str, list[str]], presets, names: Mapping[str, str] | None = None
+    models,
+    filters: Mapping[str, list[str]],
+    presets,
+    names: Mapping[str, str] | None = None,
+    *,
+    model_options: list[dict] | None = None,
 ) -> list:
     """The toolbar's children: ``models`` to pick from (shown by ``names``: ``{key: display
-    name}``), attribute ``filters`` ``{name: values}``, the config's ``presets`` (names)."""
+    name}``), attribute ``filters`` ``{name: values}``, the config's ``presets`` (names).
+    ``model_options``: the model filter's first options when not every model (a large table's
+    filter offers the matches of what is typed: ``bigrows``)."""
     parts: list = [
         html.Div(
             [
                 html.Label("Models", htmlFor=ids.MODEL_FILTER, className="tlabel"),
                 dcc.Dropdown(
                     id=ids.MODEL_FILTER,
-                    options=[{"label": (names or {}).get(m, m), "value": m} for m in models],
+                    options=model_options
+                    if model_options is not None
+                    else [{"label": (names or {}).get(m, m), "value": m} for m in models],
                     multi=True,
                     placeholder="All models (type to search)",
                     className="model-filter",

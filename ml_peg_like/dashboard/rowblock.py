@@ -1,0 +1,103 @@
+"""Blocks of a large table's rows, sorted on the server (no Dash).
+
+Above ``components/bigrows.LARGE_ROWS`` models the grid holds only the rows it shows (AG Grid's
+infinite row model): it asks for rows ``start..end`` of the table in its current sort and the
+server answers with :func:`block`. The order is the one AG Grid's client-side row model gives a
+small table (its default comparator, which the grid's columns use): missing values (``None``)
+first when ascending and so last when descending, numbers by value, text by code point, and
+rows that tie keep the table's own order (the models' order) in both directions; a column
+sorted on its display name (the model column) by the name shown. One rule the JS does not
+repeat: the browser receives its rows already in order.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from . import ids
+
+#: the largest block one request may ask for (the grid asks for ``cacheBlockSize`` rows)
+MAX_BLOCK = 1000
+#: orders kept per worker (one per (rows, sort) pair: a list of ints per row)
+ORDER_CACHE = 8
+
+Rows = list[dict]
+SortModel = list[tuple[str, str]]  # (column id, "asc" | "desc"), the first the main sort
+
+
+def clean_sort(value: object) -> SortModel:
+    """AG Grid's ``sortModel`` (``[{"colId": .., "sort": "asc"|"desc"}]``) as a list of pairs;
+    anything else is dropped (bad input never fails a request)."""
+    out: SortModel = []
+    if not isinstance(value, list):
+        return out
+    for s in value[:8]:
+        if not isinstance(s, dict):
+            continue
+        col, direction = s.get("colId"), s.get("sort")
+        if isinstance(col, str) and len(col) <= 64 and direction in ("asc", "desc"):
+            out.append((col, direction))
+    return out
+
+
+def _value(row: dict, col: str):
+    if col == ids.COL_MODEL:  # shown by its display name (tables: valueGetter modelName)
+        return row.get(ids.COL_NAME) or row.get(ids.COL_MODEL)
+    return row.get(col)
+
+
+def sort_key(value) -> tuple:
+    """The ascending order of one cell's value (AG Grid's default comparator): missing first,
+    then numbers, then text (a column mixing both, the rank change: numbers, then the words)."""
+    if value is None or isinstance(value, bool):
+        return (0, 0)
+    if isinstance(value, int | float):
+        if value != value:  # NaN: missing
+            return (0, 0)
+        return (1, value)
+    return (2, str(value))
+
+
+def order(rows: Sequence[dict], sort: SortModel) -> list[int]:
+    """Row positions in the order of ``sort`` (``[]``: the table's own order)."""
+    idx = list(range(len(rows)))
+    for col, direction in reversed(sort):  # stable sorts: the first column decides last
+        keys = [sort_key(_value(r, col)) for r in rows]
+        idx.sort(key=keys.__getitem__, reverse=direction == "desc")
+    return idx
+
+
+class Blocks:
+    """Sorted blocks of row sets, with a small LRU of orders (sorting 10,000 rows: ~10 ms)."""
+
+    def __init__(self, entries: int = ORDER_CACHE):
+        self.entries = entries
+        self._orders: OrderedDict[tuple, list[int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def order(self, key: str, rows: Rows, sort: SortModel) -> list[int]:
+        if not sort:
+            return list(range(len(rows)))
+        memo = (key, tuple(sort), len(rows))
+        with self._lock:
+            hit = self._orders.get(memo)
+            if hit is not None:
+                self._orders.move_to_end(memo)
+                return hit
+        idx = order(rows, sort)
+        with self._lock:
+            self._orders[memo] = idx
+            while len(self._orders) > self.entries:
+                self._orders.popitem(last=False)
+        return idx
+
+    def block(self, key: str, rows: Rows, sort: SortModel, start: int, end: int) -> Rows:
+        """Rows ``start`` (inclusive) to ``end`` (exclusive) of ``rows`` in ``sort``'s order."""
+        start = max(0, start)
+        end = min(len(rows), end, start + MAX_BLOCK)
+        if end <= start:
+            return []
+        idx = self.order(key, rows, sort)
+        return [rows[i] for i in idx[start:end]]

@@ -81,6 +81,15 @@ def test_security_headers_on_every_response(served):
         assert r.headers["Referrer-Policy"] == "same-origin"
 
 
+def test_the_icon_is_cached_so_an_edit_does_not_fetch_it_again(served):
+    # Chromium asks for the icon at every history entry, and every edit rewrites the URL
+    _cfg, _raw, app = served
+    client = app.server.test_client()
+    r = client.get("/_favicon.ico?v=1")
+    assert r.status_code == 200 and r.headers["Cache-Control"] == "public, max-age=86400"
+    assert "Cache-Control" not in client.get("/health").headers
+
+
 def test_one_edit_builds_the_edited_config_once(served, monkeypatch):
     cfg, raw, app = served
     client = app.server.test_client()

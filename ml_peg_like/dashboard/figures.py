@@ -248,7 +248,8 @@ def curve_figure(
     scale = cfg.scale
     keys = [m for m, keep in zip(scores.models, ok, strict=True) if keep]
     shown_names = [_text((names or {}).get(k, k)) for k in keys]
-    ys = np.where(np.isnan(s[ok]), np.nan, s[ok] * scale)
+    s_ok = s[ok]  # once: a mask per point made the hover O(models^2) (0.24 s at 10,000)
+    ys = np.where(np.isnan(s_ok), np.nan, s_ok * scale)
     placed = [axis.place(float(v)) for v in xs]
     px = [p for p, _side in placed]
     keep = _line_points(grid, curve, log, lo, hi)
@@ -267,7 +268,7 @@ def curve_figure(
     # The hover text holds what the settings do not change (names, raw values): the score is
     # the point's y (see ``_hover_scores``), so an edit resends y, not the text
     groups = group_points(px, ys.tolist())
-    shown = _hover_scores([float(s[ok][g[0]]) for g in groups], scale, digits)
+    shown = _hover_scores([float(s_ok[g[0]]) for g in groups], scale, digits)
     gx, gy, gtext, gsym, gsize, gcol = [], [], [], [], [], []
     for group, (y_shown, score_text) in zip(groups, shown, strict=True):
         side = placed[group[0]][1]

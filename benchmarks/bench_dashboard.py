@@ -49,6 +49,18 @@ from ml_peg_like.dashboard.tables import fmt_score  # noqa: E402
 ANCHORS = ROOT.parent / "shared" / "anchors" / "ml-peg" / "configs"
 
 
+def wait_health(proc: subprocess.Popen, url: str, t0: float, name: str = "serve") -> None:
+    """Return once the spawned ``serve`` answers ``/health`` (2 minutes at most from ``t0``)."""
+    while True:
+        try:
+            urllib.request.urlopen(url + "/health", timeout=1).read()
+            return
+        except OSError:
+            if proc.poll() is not None or time.perf_counter() - t0 > 120:
+                raise RuntimeError(f"{name}: the server did not start") from None
+            time.sleep(0.01)
+
+
 # ------------------------------------------------------------------------------------------------
 # data sets
 # ------------------------------------------------------------------------------------------------
@@ -270,14 +282,7 @@ def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, brows
         stderr=subprocess.DEVNULL,
     )
     try:
-        while True:
-            try:
-                urllib.request.urlopen(url + "/health", timeout=1).read()
-                break
-            except OSError:
-                if proc.poll() is not None or time.perf_counter() - t_spawn > 120:
-                    raise RuntimeError(f"{name}: the server did not start") from None
-                time.sleep(0.02)
+        wait_health(proc, url, t_spawn, name)
         result["http_ready_s"] = time.perf_counter() - t_spawn
         page.goto(url)
         page.wait_for_function(FIRST_ROWS, timeout=120_000)

@@ -23,12 +23,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from bench_dashboard import wait_health  # noqa: E402
 from browser_utils import chromium  # noqa: E402
 
 FIRST_CELL = """(() => {
@@ -101,14 +101,7 @@ def measure(browser, data: Path, base: str | None) -> dict:
         stderr=subprocess.DEVNULL,
     )
     try:
-        while True:
-            try:
-                urllib.request.urlopen(url + "/health", timeout=1).read()
-                break
-            except OSError:
-                if proc.poll() is not None or time.perf_counter() - t0 > 120:
-                    raise RuntimeError("the server did not start") from None
-                time.sleep(0.01)
+        wait_health(proc, url, t0)
         out = {
             "ready_s": time.perf_counter() - t0,
             "server_cpu_s": _cpu_s(proc.pid),

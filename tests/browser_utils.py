@@ -4,6 +4,7 @@ every browser test opens (``open_dashboard``)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import threading
@@ -187,3 +188,29 @@ def open_dashboard(browser, url: str) -> DashboardPage:
     page.goto(url)
     page.wait_for_selector(GRID_READY)
     return seen
+
+
+class ServerErrors(logging.Handler):
+    """The messages of the errors the app's server logged."""
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record):
+        self.records.append(record.getMessage())
+
+
+@contextmanager
+def served_dashboard(app):
+    """Serve ``app`` on loopback and open it in headless Chromium: yields (url, the opened
+    :class:`DashboardPage`, the server's error messages); closes all on exit."""
+    errors = ServerErrors()
+    app.server.logger.addHandler(errors)
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    with live_server(app) as url, chromium() as browser:
+        seen = open_dashboard(browser, url)
+        try:
+            yield url, seen, errors.records
+        finally:
+            seen.page.context.close()

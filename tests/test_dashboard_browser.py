@@ -14,7 +14,14 @@ import zipfile
 
 import pytest
 import yaml
-from browser_utils import chromium, live_server, open_dashboard, require_browser, small_dataset
+from browser_utils import (
+    ServerErrors,
+    chromium,
+    live_server,
+    open_dashboard,
+    require_browser,
+    small_dataset,
+)
 
 from ml_peg_like import loads_config, score
 from ml_peg_like.dashboard import create_app, ids
@@ -25,15 +32,6 @@ pytestmark = pytest.mark.browser
 
 IRIS_ACC = "Classification/Iris/Accuracy"
 SPEED = "Speed <b>&amp;</b> <script>x</script>"
-
-
-class ServerErrors(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.ERROR)
-        self.records: list[str] = []
-
-    def emit(self, record):
-        self.records.append(record.getMessage())
 
 
 @pytest.fixture(scope="module")

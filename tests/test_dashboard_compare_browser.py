@@ -5,13 +5,11 @@ follow a model filter. The differences come from the engine. The demo data set (
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
-from browser_utils import chromium, live_server, open_dashboard, require_browser
-from test_dashboard_browser import ServerErrors
+from browser_utils import require_browser, served_dashboard
 
 from ml_peg_like import load_dataset, score
 from ml_peg_like.dashboard import create_app, ids
@@ -27,13 +25,8 @@ def env():
     require_browser()
     cfg, raw = load_dataset(DEMO)
     app = create_app(cfg, raw, robustness=False)
-    errors = ServerErrors()
-    app.server.logger.addHandler(errors)
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    with live_server(app) as url, chromium() as browser:
-        seen = open_dashboard(browser, url)
-        yield dict(cfg=cfg, raw=raw, url=url, page=seen.page, seen=seen, errors=errors.records)
-        seen.page.context.close()
+    with served_dashboard(app) as (url, seen, errors):
+        yield dict(cfg=cfg, raw=raw, url=url, page=seen.page, seen=seen, errors=errors)
 
 
 def tick(page, model: str) -> None:

@@ -5,13 +5,11 @@ VALUES or come from the engine."""
 
 from __future__ import annotations
 
-import logging
 import time
 from pathlib import Path
 
 import pytest
-from browser_utils import chromium, live_server, open_dashboard, require_browser, small_dataset
-from test_dashboard_browser import ServerErrors
+from browser_utils import require_browser, served_dashboard, small_dataset
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import create_app
@@ -38,13 +36,8 @@ def env(tmp_path_factory):
     (d / "models.csv").write_text(MODELS_CSV, encoding="utf-8")
     cfg, raw = small_dataset(d)
     app = create_app(cfg, raw, robustness=False)
-    errors = ServerErrors()
-    app.server.logger.addHandler(errors)
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    with live_server(app) as url, chromium() as browser:
-        seen = open_dashboard(browser, url)
-        yield dict(cfg=cfg, raw=raw, url=url, page=seen.page, seen=seen, errors=errors.records)
-        seen.page.context.close()
+    with served_dashboard(app) as (url, seen, errors):
+        yield dict(cfg=cfg, raw=raw, url=url, page=seen.page, seen=seen, errors=errors)
 
 
 FIG = """(id) => { const g = document.querySelector('#' + id + ' .js-plotly-plot');

@@ -206,6 +206,14 @@ def main(argv=None) -> int:
             page.close()
         edit = max(captured, key=lambda c: len(c[1]))
         sizes = sizes_of(edit[1])
+        req = json.loads(edit[0])
+        n_in = sum(len(x) if isinstance(x, list) else 1 for x in req.get("inputs", []))
+        n_st = sum(len(x) if isinstance(x, list) else 1 for x in req.get("state", []))
+        n_out = len(req.get("outputs", []))
+        print(
+            f"{name}: request {len(edit[0])} B ({n_in} input values, {n_st} state values, "
+            f"{n_out} output groups)"
+        )
         print(f"{name}: response {len(edit[1])} B; outputs (bytes, id.prop):")
         for n, what in sizes:
             print(f"  {n:8d}  {what}")

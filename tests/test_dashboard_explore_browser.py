@@ -5,6 +5,7 @@ VALUES or come from the engine."""
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from pathlib import Path
@@ -15,6 +16,7 @@ from test_dashboard_browser import ServerErrors
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard.components import compare
 from ml_peg_like.dashboard.tables import fmt_score
 
 pytestmark = pytest.mark.browser
@@ -198,6 +200,50 @@ def test_benchmark_figure_sorted_and_follows_thresholds(env):
             for x, y in zip(t["x"], t["y"], strict=False)
         ),
     )
+
+
+def _names() -> dict[str, str]:
+    rows = [line.split(",") for line in MODELS_CSV.strip().splitlines()[1:]]
+    return {r[0]: r[1] or r[0] for r in rows}
+
+
+def test_benchmark_figure_patched_by_edits_equals_the_figure_built_from_scratch(env):
+    """Later edits send only what changed of the benchmark figure (a Patch of the plot-figs
+    store, components/plots.py); the graph then shows the figure the engine builds."""
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    bodies: list[str] = []
+
+    def grab(r):
+        if "_dash-update-component" in r.url:
+            try:
+                bodies.append(r.text())
+            except Exception:  # noqa: BLE001 - a response the page left
+                pass
+
+    page.goto(f"{env['url']}/?v=Regression/Diabetes")
+    figure(page, "bench-fig")
+    page.on("response", grab)
+    changes: dict = {}
+    try:
+        for n, (field, value) in enumerate((("bad", 100), ("bad", 80), ("good", 30))):
+            changes.setdefault("Regression/Diabetes/MAE", {})[field] = value
+            box = page.locator(f"input[name='Regression/Diabetes/MAE.{field}']")
+            box.fill(str(value))
+            box.press("Enter")
+            s = score(raw, cfg.apply_changes(changes))
+            want = compare.bench_figure(s, "Regression/Diabetes", list(s.models), _names())
+            shown = [(t["name"], t["x"], t["y"]) for t in want["data"]]
+            f = figure(
+                page,
+                "bench-fig",
+                lambda f, shown=shown: [(t["name"], t["x"], t["y"]) for t in f["data"]] == shown,
+            )
+            assert f is not None, n
+    finally:
+        page.remove_listener("response", grab)
+    sent = [json.loads(b)["response"].get("plot-figs", {}).get("data") for b in bodies if b]
+    patches = [d for d in sent if isinstance(d, dict) and "__dash_patch_update" in d]
+    assert len(patches) >= 2, sent  # the first edit sends the whole figure, the others patch
 
 
 def test_no_errors(env):

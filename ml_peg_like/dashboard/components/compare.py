@@ -220,6 +220,7 @@ def fill(
     graphs,
     fresh: bool,
     theme: str = "light",
+    held=None,
 ) -> None:
     """The radar (its figure alone when the graph exists, ``plots.put``) and the table."""
     if not models:
@@ -227,8 +228,17 @@ def fill(
         out["cmp_table"] = html.P("No model to compare: pick some above.")
         return
     fig = radar_figure(scores, models, names, theme)
-    plots.put(out, "cmp_fig", ids.COMPARE_GRAPH, plots.COMPARE, fig, graphs, fresh, height=420)
+    plots.put(
+        out, "cmp_fig", ids.COMPARE_GRAPH, plots.COMPARE, fig, graphs, fresh, held, height=420
+    )
     out["cmp_table"] = html.Div(table(scores, models, names), className="cmp-table-wrap")
+
+
+def bench_parts(figure: dict) -> list[tuple]:
+    """The parts of a benchmark figure an edit changes (``figpatch``): each trace's models (the
+    order follows the scores) and values, and the title (how many models are shown)."""
+    n = len(figure.get("data") or [])
+    return [("data", k, a) for k in range(n) for a in ("x", "y")] + [("layout", "title", "text")]
 
 
 def bench_figure(

@@ -5,7 +5,9 @@ own modebar), the models' display names, and how a plot follows an edit.
 A plot's graph is created once (when its view opens); later edits send only its figure, in the
 ``plot-figs`` store ({name: figure}), which ``assets/plots.js`` applies (``Plotly.react``, the
 same ``uirevision`` keeps zoom) after the browser has painted the updated table (the curve's
-pattern: the table is what an edit is for)."""
+pattern: the table is what an edit is for). A figure given its changing parts (the benchmark
+figure's) is sent as the curve's is (``figpatch``): nothing when it did not change, a Dash
+``Patch`` of the store's entry when only those parts did, told by the ``plot-sig`` store."""
 
 from __future__ import annotations
 

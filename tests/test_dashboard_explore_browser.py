@@ -5,6 +5,7 @@ VALUES or come from the engine."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from browser_utils import require_browser, served_dashboard, small_dataset
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard.components import compare
 from ml_peg_like.dashboard.tables import fmt_score
 
 pytestmark = pytest.mark.browser
@@ -44,6 +46,7 @@ FIG = """(id) => { const g = document.querySelector('#' + id + ' .js-plotly-plot
   if (!g || !g.data) return null;
   return {data: g.data.map(t => ({type: t.type, name: t.name, x: t.x, y: t.y, mode: t.mode,
                                   customdata: t.customdata})),
+          xticks: (g.layout.xaxis || {}).ticktext,
           xtype: (g._fullLayout.xaxis || {}).type, ytype: (g._fullLayout.yaxis || {}).type}; }"""
 
 
@@ -174,8 +177,8 @@ def test_benchmark_figure_sorted_and_follows_thresholds(env):
     page.goto(f"{env['url']}/?v=Regression/Diabetes")
     f = figure(page, "bench-fig")
     bench = [t for t in f["data"] if t["name"] == "benchmark score"][0]
-    ys = [y for y in bench["y"] if y is not None]
-    assert ys == sorted(ys, reverse=True) and len(bench["x"]) == 6
+    ys = [y for y in bench["y"] if y is not None]  # the models at 0, 1, ... (the tick texts)
+    assert ys == sorted(ys, reverse=True) and len(bench["y"]) == 6 == len(f["xticks"])
     box = page.locator("input[name='Regression/Diabetes/MAE.bad']")
     box.fill("100")
     box.press("Enter")
@@ -188,9 +191,56 @@ def test_benchmark_figure_sorted_and_follows_thresholds(env):
             x == "Ridge regression" and y is not None and abs(y - want) < 1e-6
             for t in f["data"]
             if t["name"] == "MAE"
-            for x, y in zip(t["x"], t["y"], strict=False)
+            for x, y in zip(f["xticks"], t["y"], strict=False)
         ),
     )
+
+
+def _names() -> dict[str, str]:
+    rows = [line.split(",") for line in MODELS_CSV.strip().splitlines()[1:]]
+    return {r[0]: r[1] or r[0] for r in rows}
+
+
+def test_benchmark_figure_patched_by_edits_equals_the_figure_built_from_scratch(env):
+    """Later edits send only what changed of the benchmark figure (a Patch of the plot-figs
+    store, components/plots.py); the graph then shows the figure the engine builds."""
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    bodies: list[str] = []
+
+    def grab(r):
+        if "_dash-update-component" in r.url:
+            try:
+                bodies.append(r.text())
+            except Exception:  # noqa: BLE001 - a response the page left
+                pass
+
+    page.goto(f"{env['url']}/?v=Regression/Diabetes")
+    figure(page, "bench-fig")
+    page.on("response", grab)
+    changes: dict = {}
+    try:
+        for n, (field, value) in enumerate((("bad", 100), ("bad", 80), ("good", 30))):
+            changes.setdefault("Regression/Diabetes/MAE", {})[field] = value
+            box = page.locator(f"input[name='Regression/Diabetes/MAE.{field}']")
+            box.fill(str(value))
+            box.press("Enter")
+            s = score(raw, cfg.apply_changes(changes))
+            want = compare.bench_figure(s, "Regression/Diabetes", list(s.models), _names())
+            shown = [(t["name"], t["y"]) for t in want["data"]]
+            ticks = want["layout"]["xaxis"]["ticktext"]
+            f = figure(
+                page,
+                "bench-fig",
+                lambda f, shown=shown, ticks=ticks: (
+                    f["xticks"] == ticks and [(t["name"], t["y"]) for t in f["data"]] == shown
+                ),
+            )
+            assert f is not None, n
+    finally:
+        page.remove_listener("response", grab)
+    sent = [json.loads(b)["response"].get("plot-figs", {}).get("data") for b in bodies if b]
+    patches = [d for d in sent if isinstance(d, dict) and "__dash_patch_update" in d]
+    assert len(patches) >= 2, sent  # the first edit sends the whole figure, the others patch
 
 
 def test_no_errors(env):

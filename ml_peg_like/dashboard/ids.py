@@ -106,6 +106,7 @@ COMPARE_TABLE_HOLDER = "compare-table-holder"
 BENCH_FIG_HOLDER = "bench-fig-holder"
 BENCH_FIG = "bench-fig"
 PLOT_FIGS = "plot-figs"  # store: {plot name: figure} of the plots that exist (components/plots.py)
+PLOT_SIG = "plot-sig"  # store: {plot name: signature} of what plot-figs holds (edits patch it)
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
 EXPORTS = ("csv", "xlsx", "latex", "yaml")

@@ -37,6 +37,8 @@ GRID_OPTIONS = {
 }
 RADAR_MAX_AXES = 8
 BENCH_MAX_MODELS = 40  # the benchmark figure shows the best 40 (a note says so)
+#: its scores to this many decimals (the hover shows 3; the full 17 digits were half its bytes)
+BENCH_DECIMALS = 6
 
 
 def layout(cache) -> html.Section:
@@ -220,6 +222,7 @@ def fill(
     graphs,
     fresh: bool,
     theme: str = "light",
+    held=None,
 ) -> None:
     """The radar (its figure alone when the graph exists, ``plots.put``) and the table."""
     if not models:
@@ -227,15 +230,34 @@ def fill(
         out["cmp_table"] = html.P("No model to compare: pick some above.")
         return
     fig = radar_figure(scores, models, names, theme)
-    plots.put(out, "cmp_fig", ids.COMPARE_GRAPH, plots.COMPARE, fig, graphs, fresh, height=420)
+    plots.put(
+        out, "cmp_fig", ids.COMPARE_GRAPH, plots.COMPARE, fig, graphs, fresh, held, height=420
+    )
     out["cmp_table"] = html.Div(table(scores, models, names), className="cmp-table-wrap")
+
+
+def _bars(values, ix: list[int]) -> list:
+    return [round(float(values[i]), BENCH_DECIMALS) if np.isfinite(values[i]) else None for i in ix]
+
+
+def bench_parts(figure: dict) -> list[tuple]:
+    """The parts of a benchmark figure an edit changes (``figpatch``): each trace's values, the
+    models (the x axis' tick texts) and the title (how many are shown)."""
+    n = len(figure.get("data") or [])
+    return [
+        *(("data", k, "y") for k in range(n)),
+        ("layout", "xaxis", "tickvals"),
+        ("layout", "xaxis", "ticktext"),
+        ("layout", "title", "text"),
+    ]
 
 
 def bench_figure(
     scores, bench: str, shown: list[str], names: dict[str, str], theme: str = "light"
 ) -> dict:
     """The metric scores of benchmark ``bench`` per shown model: bars grouped by model, models
-    sorted by the benchmark score (best first), the benchmark score as a marker."""
+    sorted by the benchmark score (best first; the x axis' tick texts name them), the benchmark
+    score as a marker."""
     cfg = scores.config
     node = cfg.node(bench)
     full = cfg.full_path(bench)
@@ -249,6 +271,8 @@ def bench_figure(
     if len(ix) > BENCH_MAX_MODELS:
         note = f" (best {BENCH_MAX_MODELS} of {len(ix)} shown models)"
         ix = ix[:BENCH_MAX_MODELS]
+    # the models are the x axis' tick texts at 0, 1, 2...: the traces' x are these positions
+    # (Plotly's default, not sent), so the names travel once, not once per trace (figpatch)
     xs = [plots.esc(names.get(scores.models[i], scores.models[i])) for i in ix]
     traces = []
     for n, m in enumerate(node.metrics):
@@ -257,8 +281,7 @@ def bench_figure(
         traces.append(
             dict(
                 type="bar",
-                x=xs,
-                y=[None if not np.isfinite(col[i]) else float(col[i]) for i in ix],
+                y=_bars(col, ix),
                 name=plots.esc(m.name),
                 marker=dict(color=plots.PALETTE[n % len(plots.PALETTE)]),
                 hovertemplate="%{x}<br>" + plots.esc(m.name) + ": %{y:.3f}<extra></extra>",
@@ -268,8 +291,7 @@ def bench_figure(
         dict(
             type="scatter",
             mode="markers",
-            x=xs,
-            y=[None if not np.isfinite(bs[i]) else float(bs[i]) for i in ix],
+            y=_bars(bs, ix),
             name="benchmark score",
             marker=dict(symbol="diamond", size=10, color=plots.FRONT),
             hovertemplate="%{x}<br>benchmark: %{y:.3f}<extra></extra>",
@@ -287,7 +309,9 @@ def bench_figure(
                 x=0.01,
                 font=dict(size=13),
             ),
-            xaxis=plots.axis(theme, tickangle=-40),
+            xaxis=plots.axis(
+                theme, tickangle=-40, tickmode="array", tickvals=list(range(len(xs))), ticktext=xs
+            ),
             yaxis=plots.axis(theme, range=[0, 1.05], title=dict(text="score")),
             legend=dict(orientation="h", y=1.12, x=1, xanchor="right"),
             margin=dict(l=60, r=20, t=64, b=110),

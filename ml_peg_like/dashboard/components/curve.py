@@ -6,14 +6,12 @@ whole figure), told by the hashes the ``curve-sig`` store holds beside it."""
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
-import orjson
-from dash import ALL, ClientsideFunction, Input, Output, Patch, State, dcc, html, no_update
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html, no_update
 
 from ...config import Benchmark, Config
-from .. import ids
+from .. import figpatch, ids
 from ..curve_axis import XSCALES
 
 __all__ = [
@@ -123,7 +121,6 @@ _LAYOUT_PARTS = (
     ("layout", "xaxis", "type"),
 )
 _LAYOUT_LISTS = ("shapes", "annotations")  # their lengths are fixed, each element a part
-_SLOT = "\x00part"  # what stands for a part in the figure whose hash says what is fixed
 
 
 def _parts(figure: dict) -> list[tuple]:
@@ -139,70 +136,15 @@ def _parts(figure: dict) -> list[tuple]:
     return [*line, *(("data", k, "y") for k in range(n)), *_LAYOUT_PARTS, *items]
 
 
-def _get(obj: Any, path: tuple) -> Any:
-    for key in path:
-        try:
-            obj = obj[key]
-        except (KeyError, IndexError, TypeError):
-            return _SLOT
-    return obj
-
-
-def _hash(value: Any, size: int) -> str:
-    blob = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY)
-    return hashlib.blake2b(blob, digest_size=size).hexdigest()
-
-
 def signature(figure: dict) -> str:
-    """``FIXED:PART,PART...``: a hash of the figure without its changing parts (``_parts``), then
-    a hash of each of those parts (absent: ``-``)."""
-    parts = _parts(figure)
-    fixed = {"data": [dict(t) for t in figure.get("data") or []], "layout": figure.get("layout")}
-    fixed["layout"] = _strip(fixed["layout"], [p[1:] for p in _LAYOUT_PARTS])
-    for p in parts:
-        if p[0] == "data" and p[2] in fixed["data"][p[1]]:
-            fixed["data"][p[1]][p[2]] = _SLOT
-    hashes = [("-" if (v := _get(figure, p)) is _SLOT else _hash(v, 4)) for p in parts]
-    return _hash(fixed, 8) + ":" + ",".join(hashes)
-
-
-def _strip(layout: Any, paths: list[tuple]) -> Any:
-    """``layout`` with the values at ``paths`` replaced by a placeholder (copied as needed)."""
-    if not isinstance(layout, dict):
-        return layout
-    out = dict(layout)
-    for key in _LAYOUT_LISTS:
-        if isinstance(out.get(key), list):
-            out[key] = [_SLOT] * len(out[key])
-    for path in paths:
-        if len(path) == 1:
-            if path[0] in out:
-                out[path[0]] = _SLOT
-        elif isinstance(out.get(path[0]), dict):
-            out[path[0]] = _strip(out[path[0]], [path[1:]])
-    return out
+    """The figure's signature (``figpatch.signature`` of its changing parts, ``_parts``)."""
+    return figpatch.signature(figure, _parts(figure))
 
 
 def update(figure: dict, held: Any) -> tuple[Any, str]:
     """(the ``fig`` store's output, the new signature) for ``figure`` when the store holds the
     figure of signature ``held``: nothing when they are the same, a Dash ``Patch`` of the parts
     that differ when only changing parts differ (the same metric, axis type, points and hover
-    text), else the whole figure."""
-    sig = signature(figure)
-    if sig == held:
-        return no_update, no_update
-    fixed, _, hashes = sig.partition(":")
-    if not isinstance(held, str) or held.partition(":")[0] != fixed:
-        return figure, sig
-    old = held.partition(":")[2].split(",")
-    parts = _parts(figure)
-    if len(old) != len(parts):  # not a signature this wrote
-        return figure, sig
-    patch = Patch()
-    for path, new, was in zip(parts, hashes.split(","), old, strict=True):
-        if new != was and new != "-":
-            at = patch
-            for key in path[:-1]:
-                at = at[key]
-            at[path[-1]] = _get(figure, path)
-    return patch, sig
+    text), else the whole figure (``figpatch.update``)."""
+    answer, sig = figpatch.update(figure, held, _parts(figure))
+    return answer, (no_update if answer is no_update else sig)

@@ -145,6 +145,7 @@ STATES = dict(
     shown_status=State(ids.STATUS, "children"),
     graph=State(ids.curve_graph(ALL), "id"),
     plot_graphs=explore_view.plots.EXISTING,
+    plot_sig=explore_view.plots.HELD,
     **curve.STATES,
 )
 
@@ -547,6 +548,7 @@ def register(
             models=shown_models,
             view_changed=view_changed,
             graphs=explore_view.plots.existing(kw["plot_graphs"]),
+            held=kw["plot_sig"],
         )
         if n_changed != n_before or rewrite:
             out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"

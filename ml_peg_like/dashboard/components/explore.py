@@ -46,6 +46,7 @@ OUTPUTS = dict(
     cmp_style=Output(ids.COMPARE_WRAP, "style"),
     bench_fig=Output(ids.BENCH_FIG_HOLDER, "children"),
     plot_figs=plots.FIGS,
+    plot_sig=plots.SIG,
     # an edit's changes of the scatter, straight into its graph (a Patch; no browser-side hop)
     ex_patch=Output(ids.plot_graph(ALL), "figure", allow_duplicate=True),
     # the quantities (~800 at ML-PEG scale, 190 KB): sent when the view opens, not in the page
@@ -230,7 +231,7 @@ def layout(cache) -> list:
         className="ex-panel",
         style=HIDDEN,
     )
-    return [explore, compare.layout(cache), plots.store(), compare.bar()]
+    return [explore, compare.layout(cache), *plots.stores(), compare.bar()]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -452,9 +453,11 @@ def fill(
     view_changed: bool,
     theme: str = "light",
     graphs: set[str] | frozenset[str] = frozenset(),
+    held: Any = None,
 ) -> None:
     """Set the extra outputs for the open view (nothing is computed for a closed one).
-    ``graphs``: the plots that exist in the page (their figure alone is sent, ``plots.put``)."""
+    ``graphs``: the plots that exist in the page (their figure alone is sent, ``plots.put``);
+    ``held``: the signatures of the figures the ``plot-figs`` store holds (``plots.HELD``)."""
     shown = list(models) if models is not None else list(cache.models)
     names = cache.display
     if view_changed:
@@ -483,20 +486,27 @@ def fill(
                 scatter_patch(fig) if o["id"].get(ids.KEY_INDEX) == plots.EXPLORE else no_update
                 for o in ctx.outputs_grouping["ex_patch"]
             ]
+            if held:
+                out["plot_sig"] = None  # the graph no longer shows what the store holds
         else:
-            plots.put(out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed)
+            plots.put(
+                out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed, held
+            )
     elif page == ids.PAGE_COMPARE:
         picked = sel["models"] or compare.default_models(scores, shown)
-        compare.fill(out, scores, picked, names, graphs, view_changed, theme=theme)
+        compare.fill(out, scores, picked, names, graphs, view_changed, theme=theme, held=held)
     if is_bench and view:
+        fig = compare.bench_figure(scores, view, shown, names, theme=theme)
         plots.put(
             out,
             "bench_fig",
             ids.BENCH_FIG,
             plots.BENCH,
-            compare.bench_figure(scores, view, shown, names, theme=theme),
+            fig,
             graphs,
             view_changed,
+            held,
+            parts=compare.bench_parts(fig),
             height=360,
         )
     elif view_changed:

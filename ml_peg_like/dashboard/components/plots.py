@@ -5,16 +5,18 @@ own modebar), the models' display names, and how a plot follows an edit.
 A plot's graph is created once (when its view opens); later edits send only its figure, in the
 ``plot-figs`` store ({name: figure}), which ``assets/plots.js`` applies (``Plotly.react``, the
 same ``uirevision`` keeps zoom) after the browser has painted the updated table (the curve's
-pattern: the table is what an edit is for)."""
+pattern: the table is what an edit is for). A figure given its changing parts (the benchmark
+figure's) is sent as the curve's is (``figpatch``): nothing when it did not change, a Dash
+``Patch`` of the store's entry when only those parts did, told by the ``plot-sig`` store."""
 
 from __future__ import annotations
 
 import html as _html
 from typing import Any
 
-from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html
+from dash import ALL, ClientsideFunction, Input, Output, Patch, State, dcc, html, no_update
 
-from .. import ids
+from .. import figpatch, ids
 from ..figures import FONT
 
 #: the themes: page colours of assets/style.css for a light and a dark page
@@ -32,6 +34,9 @@ EXPLORE, COMPARE, BENCH = "explore", "compare", "benchmark"
 #: the edit callback's state: the names of the plots that exist in the page
 EXISTING = State(ids.plot_graph(ALL), "id")
 FIGS = Output(ids.PLOT_FIGS, "data")
+#: the signatures of the figures the ``plot-figs`` store holds (``figpatch``; edits patch them)
+SIG = Output(ids.PLOT_SIG, "data")
+HELD = State(ids.PLOT_SIG, "data")
 
 
 def existing(graph_ids) -> set[str]:
@@ -41,8 +46,8 @@ def existing(graph_ids) -> set[str]:
     return {g.get(ids.KEY_INDEX) for g in graph_ids if isinstance(g, dict)} - {None}
 
 
-def store():
-    return dcc.Store(id=ids.PLOT_FIGS, data=None)
+def stores() -> list:
+    return [dcc.Store(id=ids.PLOT_FIGS, data=None), dcc.Store(id=ids.PLOT_SIG, data=None)]
 
 
 def esc(s: Any) -> str:
@@ -117,15 +122,47 @@ def graph(wrap_id: str, figure: dict, name: str, fmt: str = "png", height: int =
 
 
 def put(
-    out: dict, key: str, wrap_id: str, name: str, figure: dict, exists: set, fresh: bool, **kw
+    out: dict,
+    key: str,
+    wrap_id: str,
+    name: str,
+    figure: dict,
+    exists: set,
+    fresh: bool,
+    held: Any = None,
+    parts: list[tuple] | None = None,
+    **kw,
 ) -> None:
-    """The plot ``name`` into ``out``: its figure alone (``plot_figs``) when its graph exists
-    and stays, else a new graph as ``out[key]`` (the holder's children)."""
-    if name in exists and not fresh:
-        figs = out.get("plot_figs")
-        out["plot_figs"] = dict(figs if isinstance(figs, dict) else {}, **{name: figure})
-    else:
+    """The plot ``name`` into ``out``: when its graph exists and stays, what changed of its
+    figure (``plot_figs``), else a new graph as ``out[key]`` (the holder's children).
+    ``held``: the ``plot-sig`` store ({name: signature} of the figures ``plot-figs`` holds);
+    ``parts``: the paths of the figure an edit may change (``figpatch``). With both, an edit
+    sends nothing when the figure is the same, a Patch of the parts that changed when only they
+    did, else the whole figure; without ``parts`` always the whole figure."""
+    held = held if isinstance(held, dict) else {}
+    figs = out.get("plot_figs")
+    figs = None if figs is no_update else figs  # the edit callback starts with no_update
+    if name not in exists or fresh:
         out[key] = graph(wrap_id, figure, name, **kw)
+        if held and figs is None:
+            out["plot_sig"] = None  # the graphs no longer show what the store holds
+        return
+    sig = None
+    if parts is not None:
+        answer, sig = figpatch.update(figure, held.get(name), parts, root=(name,))
+        if figs is None and set(held) == {name}:  # the store holds this figure alone
+            if answer is no_update:
+                return
+            if isinstance(answer, Patch):
+                out["plot_figs"], out["plot_sig"] = answer, {name: sig}
+                return
+    sigs = out.get("plot_sig") if figs is not None else None
+    sigs = dict(sigs if isinstance(sigs, dict) else {}, **({name: sig} if sig else {}))
+    if isinstance(figs, Patch):  # another figure of this edit was patched: the store keeps it
+        figs[name] = figure
+    else:
+        out["plot_figs"] = dict(figs if isinstance(figs, dict) else {}, **{name: figure})
+    out["plot_sig"] = sigs or None
 
 
 def register(app) -> None:

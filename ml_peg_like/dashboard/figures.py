@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 
 import numpy as np
@@ -141,23 +143,57 @@ def _line_points(x: np.ndarray, y: np.ndarray, log: bool, lo: float, hi: float) 
     return np.flatnonzero(keep)
 
 
-def _hover_scores(values: list[float], scale: float, digits: int) -> list[tuple[float, str]]:
+def _hover_scores(values, scale: float, digits: int) -> list[tuple[float, str]]:
     """(y, score text for the hover) of each point, from its score (0-1): y is the score the
     grid shows (the grid's number, ``tables.DIGITS``, to ``digits`` significant digits as
     :func:`fmt_score` writes it) and the hover formats it with d3's ``.{digits}r`` (the text
     is then empty). Where that would not give :func:`fmt_score`'s text (fewer than 3 digits:
     the point would stray from the curve; a negative score, one below 1e-6 or an integer part
-    longer than ``digits``), every point carries its score in its text instead (y unrounded)."""
-    grid = [v if not math.isfinite(v) else round(v, TABLE_DIGITS) for v in values]
-    texts = [fmt_score(v, scale, digits) for v in grid]
-    ys = [float(t) if math.isfinite(v) else math.nan for v, t in zip(grid, texts, strict=True)]
+    longer than ``digits``), every point carries its score in its text instead (y unrounded).
+    Each distinct score is written once (many points share 0 or 1)."""
+    values = np.asarray(values, dtype=float)
+    uniq, inverse = np.unique(values, return_inverse=True)
+    grid = [v if not math.isfinite(v) else round(v, TABLE_DIGITS) for v in uniq.tolist()]
+    utexts = [fmt_score(v, scale, digits) for v in grid]
+    uys = [float(t) if math.isfinite(v) else math.nan for v, t in zip(grid, utexts, strict=True)]
     plain = digits >= 3 and all(
         not math.isfinite(v) or (y >= 0 and "e" not in t and y < 10**digits)
-        for v, y, t in zip(grid, ys, texts, strict=True)
+        for v, y, t in zip(grid, uys, utexts, strict=True)
     )
+    inv = inverse.reshape(-1).tolist()
     if plain:
-        return [(y, "") for y in ys]
-    return [(v * scale, f"<br>score {t}") for v, t in zip(values, texts, strict=True)]
+        return [(uys[k], "") for k in inv]
+    return [
+        (v * scale, f"<br>score {utexts[k]}") for v, k in zip(values.tolist(), inv, strict=True)
+    ]
+
+
+#: raw value texts kept (:func:`raw_texts_of`): a curve's points' raw values, by their bytes
+RAW_TEXT_CACHE = 16
+RAW_TEXT_MAX_VALUES = 200_000  # larger arrays are written each time (memory)
+_raw_texts: OrderedDict[bytes, list[str]] = OrderedDict()
+_raw_lock = threading.Lock()
+
+
+def raw_texts_of(values: np.ndarray) -> list[str]:
+    """:func:`fmt_raw` of each value, kept for the last :data:`RAW_TEXT_CACHE` arrays by their
+    bytes (the texts are a function of the values alone, so never stale): an edit of a
+    threshold does not write the 10,000 raw values of the curve's points again."""
+    arr = np.ascontiguousarray(values, dtype=float)
+    key = arr.tobytes()
+    with _raw_lock:
+        hit = _raw_texts.get(key)
+        if hit is not None:
+            _raw_texts.move_to_end(key)
+            return hit
+    texts = [fmt_raw(v) for v in arr.tolist()]
+    if arr.size > RAW_TEXT_MAX_VALUES:
+        return texts
+    with _raw_lock:
+        _raw_texts[key] = texts
+        while len(_raw_texts) > RAW_TEXT_CACHE:
+            _raw_texts.popitem(last=False)
+    return texts
 
 
 #: the shaded band of a threshold's stability interval, by field
@@ -250,8 +286,9 @@ def curve_figure(
     shown_names = [_text((names or {}).get(k, k)) for k in keys]
     s_ok = s[ok]  # once: a mask per point made the hover O(models^2) (0.24 s at 10,000)
     ys = np.where(np.isnan(s_ok), np.nan, s_ok * scale)
-    placed = [axis.place(float(v)) for v in xs]
-    px = [p for p, _side in placed]
+    px_arr, sides = axis.place_all(xs)
+    px = px_arr.tolist()
+    side_of = sides.tolist()
     keep = _line_points(grid, curve, log, lo, hi)
     data = [
         dict(
@@ -267,19 +304,30 @@ def curve_figure(
     # one point per place: its hover lists every model there; pinned points keep their value.
     # The hover text holds what the settings do not change (names, raw values): the score is
     # the point's y (see ``_hover_scores``), so an edit resends y, not the text
-    groups = group_points(px, ys.tolist())
-    shown = _hover_scores([float(s_ok[g[0]]) for g in groups], scale, digits)
+    groups = group_points(px, ys)
+    shown = _hover_scores(s_ok[[g[0] for g in groups]], scale, digits)
+    raw_texts = raw_texts_of(xs)
     gx, gy, gtext, gsym, gsize, gcol = [], [], [], [], [], []
     for group, (y_shown, score_text) in zip(groups, shown, strict=True):
-        side = placed[group[0]][1]
+        first = group[0]
+        side = side_of[first]
+        if len(group) == 1:  # most points: the text without a list
+            beyond = " (beyond the axis)" if side else ""
+            gtext.append(f"<b>{shown_names[first]}</b>: raw {raw_texts[first]}{beyond}{score_text}")
+            gsym.append(_pinned_marker(side) if side else "circle")
+            gsize.append(12.0 if side else 9.0)  # as below: + min(6, 0.0)
+            gcol.append(PINNED if side else "#ffffff")
+            gx.append(px[first])
+            gy.append(y_shown)
+            continue
         lines = []
         for i in group[:MAX_HOVER_NAMES]:
-            beyond = " (beyond the axis)" if placed[i][1] else ""
-            lines.append(f"<b>{shown_names[i]}</b>: raw {fmt_raw(float(xs[i]))}{beyond}")
+            beyond = " (beyond the axis)" if side_of[i] else ""
+            lines.append(f"<b>{shown_names[i]}</b>: raw {raw_texts[i]}{beyond}")
         if len(group) > MAX_HOVER_NAMES:
             lines.append(f"… and {len(group) - MAX_HOVER_NAMES} more")
         head = f"{len(group)} models<br>" if len(group) > 1 else ""
-        gx.append(px[group[0]])
+        gx.append(px[first])
         gy.append(y_shown)
         gtext.append(head + "<br>".join(lines) + score_text)
         gsym.append(_pinned_marker(side) if side else "circle")
@@ -356,7 +404,7 @@ def curve_figure(
         )
     if band:
         shapes += _bands(band, lo, hi)
-    n_pinned = sum(1 for _p, side in placed if side)
+    n_pinned = int(np.count_nonzero(sides))
     unit = f" [{_text(metric.unit)}]" if metric.unit else ""
     ptxt = ", ".join(f"{k} = {fmt_raw(v)}" for k, v in params.items() if k not in ("good", "bad"))
     missing = int((~ok).sum())

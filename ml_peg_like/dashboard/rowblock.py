@@ -23,7 +23,7 @@ MAX_BLOCK = 1000
 #: orders kept per worker (one per (rows, sort) pair: a list of ints per row)
 ORDER_CACHE = 8
 
-Rows = list[dict]
+Rows = list[dict]  # or a RowTable (its dicts built for the block only)
 SortModel = list[tuple[str, str]]  # (column id, "asc" | "desc"), the first the main sort
 
 
@@ -42,10 +42,76 @@ def clean_sort(value: object) -> SortModel:
     return out
 
 
+def _shown(name, key):
+    """The model column's value: its display name (tables: valueGetter modelName)."""
+    return name or key
+
+
 def _value(row: dict, col: str):
-    if col == ids.COL_MODEL:  # shown by its display name (tables: valueGetter modelName)
-        return row.get(ids.COL_NAME) or row.get(ids.COL_MODEL)
+    if col == ids.COL_MODEL:
+        return _shown(row.get(ids.COL_NAME), row.get(ids.COL_MODEL))
     return row.get(col)
+
+
+def _delta(v) -> int | str:
+    return v if isinstance(v, str) else int(v)
+
+
+class RowTable:
+    """A table's rows held as columns (``tables.row_table``): the dict of a row is built only
+    when asked for (a large table's block: 100 of 10,000 rows). ``names``: the display name
+    of each row where it differs from the model key, else None; ``reasons``: (column, reason
+    letter of each row) of the columns with a missing cell; ``veto``: each row's veto reasons
+    (or None); ``dominated``: ``{model: models dominating it}``."""
+
+    def __init__(self, models, ranks, delta, names, fields, reasons, veto, dominated):
+        self.models = models
+        self._ranks, self._delta = ranks, delta
+        self.names = names
+        self.fields = fields
+        self.reasons = reasons
+        self.veto = veto
+        self.dominated = dominated
+
+    def __len__(self) -> int:
+        return len(self.models)
+
+    def row(self, r: int) -> dict:
+        key = self.models[r]
+        row = {
+            ids.COL_MODEL: key,
+            ids.COL_RANK: int(self._ranks[r]),
+            ids.COL_DELTA: _delta(self._delta[r]),
+        }
+        if self.names[r]:
+            row[ids.COL_NAME] = self.names[r]
+        for k, vals in self.fields.items():
+            row[k] = vals[r]
+        why = {k: v[r] for k, v in self.reasons if v[r]}
+        if why:
+            row[ids.ROW_REASONS] = why
+        if self.veto and self.veto[r]:
+            row[ids.ROW_VETO] = self.veto[r]  # the overall cell's tooltip
+        if self.dominated and self.dominated.get(key):
+            row[ids.ROW_DOMINATED] = ", ".join(self.dominated[key])
+        return row
+
+    def rows(self, positions: Sequence[int] | None = None) -> Rows:
+        """The dicts of the rows at ``positions`` (None: every row, in order)."""
+        return [self.row(r) for r in (range(len(self)) if positions is None else positions)]
+
+    def column(self, col: str) -> list:
+        """What each row holds at ``col`` (the model column: its display name), as
+        :func:`order` reads it from the row dicts."""
+        if col == ids.COL_MODEL:
+            return [_shown(nm, k) for nm, k in zip(self.names, self.models, strict=True)]
+        if col in self.fields:
+            return self.fields[col]
+        if col == ids.COL_RANK:
+            return [int(v) for v in self._ranks]
+        if col == ids.COL_DELTA:
+            return [_delta(v) for v in self._delta]
+        return [_value(r, col) for r in self.rows()]  # other keys: as the rows hold them
 
 
 def sort_key(value) -> tuple:
@@ -60,11 +126,14 @@ def sort_key(value) -> tuple:
     return (2, str(value))
 
 
-def order(rows: Sequence[dict], sort: SortModel) -> list[int]:
+def order(rows: Sequence[dict] | RowTable, sort: SortModel) -> list[int]:
     """Row positions in the order of ``sort`` (``[]``: the table's own order)."""
     idx = list(range(len(rows)))
     for col, direction in reversed(sort):  # stable sorts: the first column decides last
-        keys = [sort_key(_value(r, col)) for r in rows]
+        if isinstance(rows, RowTable):
+            keys = [sort_key(v) for v in rows.column(col)]
+        else:
+            keys = [sort_key(_value(r, col)) for r in rows]
         idx.sort(key=keys.__getitem__, reverse=direction == "desc")
     return idx
 
@@ -100,4 +169,6 @@ class Blocks:
         if end <= start:
             return []
         idx = self.order(key, rows, sort)
+        if isinstance(rows, RowTable):
+            return rows.rows(idx[start:end])
         return [rows[i] for i in idx[start:end]]

@@ -21,6 +21,7 @@ from ..config import Benchmark, Category, Config, Metric, ModelRef
 from ..numfmt import MISSING_TEXT, fmt_raw, fmt_score  # noqa: F401 (re-exported)
 from ..scoring import Scores, rank_change, rank_desc
 from . import ids
+from .rowblock import RowTable
 
 DIGITS = 9
 
@@ -415,10 +416,6 @@ def column_defs(
     return cols
 
 
-def _delta(v) -> int | str:
-    return v if isinstance(v, str) else int(v)
-
-
 def row_data(
     scores: Scores,
     view: str,
@@ -435,6 +432,29 @@ def row_data(
     ``names``: ``{key: display name}`` (a row carries ``mn`` when it differs from the key).
     ``rank_shown``: ranks (and their change, against ``default_overall``) among the shown
     models only, by the same overall scores."""
+    return row_table(
+        scores,
+        view,
+        default_overall=default_overall,
+        models=models,
+        dominated=dominated,
+        names=names,
+        rank_shown=rank_shown,
+    ).rows()
+
+
+def row_table(
+    scores: Scores,
+    view: str,
+    *,
+    default_overall: np.ndarray | None = None,
+    models: list[str] | None = None,
+    dominated: dict[str, list[str]] | None = None,
+    names: Mapping[str, str] | None = None,
+    rank_shown: bool = False,
+) -> RowTable:
+    """:func:`row_data`'s rows as columns (:class:`~.rowblock.RowTable`): a large table's
+    block builds the dicts of its rows only."""
     cfg = scores.config
     n = len(scores.models)
     if models is not None:
@@ -511,27 +531,14 @@ def row_data(
             reasons[ids.score_col(j)] = mr[idx, j]
             reasons[ids.raw_col(j)] = mr[idx, j]
     keys_ = [scores.models[i] for i in idx]
-    rows = []
-    keys = list(fields)
-    cols_vals = [fields[k] for k in keys]
-    rlist = [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()]
-    for r in range(len(idx)):
-        row = {
-            ids.COL_MODEL: keys_[r],
-            ids.COL_RANK: int(ranks[r]),
-            ids.COL_DELTA: _delta(delta[r]),
-        }
-        shown = (names or {}).get(keys_[r])
-        if shown and shown != keys_[r]:
-            row[ids.COL_NAME] = shown
-        for k, vals in zip(keys, cols_vals, strict=True):
-            row[k] = vals[r]
-        why = {k: v[r] for k, v in rlist if v[r]}
-        if why:
-            row[ids.ROW_REASONS] = why
-        if scores.veto_reasons and scores.veto_reasons[idx[r]]:
-            row[ids.ROW_VETO] = scores.veto_reasons[idx[r]]  # the overall cell's tooltip
-        if dominated and dominated.get(keys_[r]):
-            row[ids.ROW_DOMINATED] = ", ".join(dominated[keys_[r]])
-        rows.append(row)
-    return rows
+    shown = [(names or {}).get(k) for k in keys_]
+    return RowTable(
+        keys_,
+        ranks,
+        delta,
+        [nm if nm and nm != k else None for nm, k in zip(shown, keys_, strict=True)],
+        fields,
+        [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()],
+        [scores.veto_reasons[i] for i in idx] if scores.veto_reasons else None,
+        dominated,
+    )

@@ -2,8 +2,9 @@
 
 The grid uses AG Grid's infinite row model: it asks the server for blocks of rows (``POST``
 :data:`~ml_peg_like.dashboard.ids.ROWS_ROUTE` with the row key, the block and its sort model;
-``assets/bigrows.js`` is its datasource) and the server answers from the same row builder and
-row cache as the edit callback (``rowsync.RowSync``), sorted by ``rowblock``. An edit sends no
+``assets/bigrows.js`` is its datasource) and the server answers from the same row builder as
+the edit callback (``rowsync.RowSync``: the rows as columns, ``rowblock.RowTable``), sorted by
+``rowblock`` on those columns, the dicts built for the block's rows only. An edit sends no
 rows, only the new row key; the browser then refreshes the blocks it holds (the ~100 rows it
 shows). The model filter offers the models that match what is typed (:data:`SEARCH_LIMIT`)
 instead of every model in the page. Tables up to :data:`LARGE_ROWS` models keep the client-side

@@ -52,7 +52,14 @@ from ..state import (
     same_value,
     split_where,
 )
-from ..tables import canonical_view, column_defs, row_data, threshold_problems, view_node
+from ..tables import (
+    canonical_view,
+    column_defs,
+    row_data,
+    row_table,
+    threshold_problems,
+    view_node,
+)
 from . import curve, grid, navigation, policy, settings, toolbar
 from . import explore as explore_view
 from .bigrows import model_options
@@ -196,9 +203,9 @@ def register(
     inputs = {**INPUTS, **SENS_INPUTS} if sens else INPUTS
     wildcards = (*WILDCARD_OUTPUTS, *SENS_WILDCARD) if sens else WILDCARD_OUTPUTS
 
-    def build_rows(changes_key: str, scores, view: str, models, rank_shown: bool) -> list[dict]:
+    def build_rows(changes_key: str, scores, view: str, models, rank_shown: bool, table=False):
         sv = sens.view_state(changes_key, scores, view) if sens else None
-        return row_data(
+        return (row_table if table else row_data)(
             scores,
             view,
             default_overall=cache.default_scores.overall_scores,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -20,6 +21,7 @@ from dash import ClientsideFunction, Input, Output, dcc, no_update
 
 from .. import ids
 from ..cache import ScoreCache
+from ..rowblock import RowTable
 from ..rowdelta import RowCache, diff_rows, parse_row_key, row_key
 from ..state import (
     clean_changes,
@@ -31,8 +33,9 @@ from ..state import (
 )
 
 #: rows of (changes key, scores, view, models or None, rank among the shown) -- the grid's one
-#: row builder (``tables.row_data`` with the edit callback's arguments)
-BuildRows = Callable[[str, Any, str, "list[str] | None", bool], list[dict]]
+#: row builder (``tables.row_data`` with the edit callback's arguments); ``deltas=INFINITE``
+#: calls it with ``table=True`` too, for the rows as columns (``tables.row_table``)
+BuildRows = Callable[..., Any]
 
 #: the view part of a row key when ranks are among the shown models (another row set)
 RANK_SHOWN = "\x00r"
@@ -74,6 +77,8 @@ FULL_TABLE_MAX_BYTES = 128 * 1024
 INFINITE = "infinite"
 #: row sets built ahead at most at a time (``RowSync.prebuild``)
 PREBUILDS = 2
+#: row tables kept (``INFINITE``: the states whose blocks the browsers ask for)
+TABLES = 4
 
 
 class RowSync:
@@ -82,7 +87,8 @@ class RowSync:
     ``deltas``: True: always a delta when one applies; False: always the whole table; "auto":
     the whole table while it is at most ``full_max_bytes`` of JSON or not 4x the delta;
     ``INFINITE``: no rows at all, only the new row key (a large table's grid then fetches the
-    rows it shows: ``components/bigrows.py``)."""
+    rows it shows: ``components/bigrows.py``; the rows are then built as columns, a
+    ``rowblock.RowTable``, whose blocks build the dicts of their rows only)."""
 
     def __init__(
         self,
@@ -102,11 +108,28 @@ class RowSync:
         self._pool: ThreadPoolExecutor | None = None
         self._pending: dict[str, Future] = {}
         self._lock = threading.Lock()
+        self._tables: OrderedDict[str, Any] = OrderedDict()
 
     def rows_of(
         self, key: str, changes_key: str, scores, view: str, models, rank_shown: bool
     ) -> list[dict]:
         return self.rows.get(key, lambda: self.build(changes_key, scores, view, models, rank_shown))
+
+    def table_of(
+        self, key: str, changes_key: str, scores, view: str, models, rank_shown: bool
+    ) -> RowTable:
+        """The rows of ``key`` as columns (``INFINITE``), the last :data:`TABLES` kept."""
+        with self._lock:
+            hit = self._tables.get(key)
+            if hit is not None:
+                self._tables.move_to_end(key)
+                return hit
+        table = self.build(changes_key, scores, view, models, rank_shown, table=True)
+        with self._lock:
+            self._tables[key] = table
+            while len(self._tables) > TABLES:
+                self._tables.popitem(last=False)
+        return table
 
     def prebuild(self, key: str, *args) -> None:
         """Build the rows of ``key`` (``rows_of``'s arguments) in a background thread: at most
@@ -116,7 +139,7 @@ class RowSync:
                 return
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rows")
-            fut = self._pool.submit(self.rows_of, key, *args)
+            fut = self._pool.submit(self.table_of, key, *args)
             self._pending[key] = fut
 
         def done(_f, key=key):
@@ -125,8 +148,8 @@ class RowSync:
 
         fut.add_done_callback(done)
 
-    def rows_for(self, key: Any) -> list[dict] | None:
-        """The rows of a row key (None when it is not readable)."""
+    def rows_for(self, key: Any) -> RowTable | None:
+        """The rows of a row key as columns (None when it is not readable)."""
         with self._lock:
             fut = self._pending.get(key) if isinstance(key, str) else None
         if fut is not None:
@@ -134,11 +157,12 @@ class RowSync:
                 return fut.result(timeout=60)
             except Exception:  # noqa: BLE001 (built again below, where errors are handled)
                 pass
-        old = self._old_rows(key)
+        old = self._old_rows(key, table=True)
         return None if old is None else old[1]
 
-    def _old_rows(self, shown: Any) -> tuple[str, list[dict]] | None:
-        """The rows the browser shows, rebuilt from its key (None when it is not readable)."""
+    def _old_rows(self, shown: Any, table: bool = False) -> tuple[str, Any] | None:
+        """The rows the browser shows, rebuilt from its key (None when it is not readable);
+        ``table``: as columns."""
         parts = parse_row_key(shown)
         if parts is None:
             return None
@@ -157,7 +181,8 @@ class RowSync:
         if encode_filters(filters) != f:
             return None
         models = filtered_models(filters, c.models, c.attr_values)
-        return view_key, self.rows_of(shown, s, scores, view, models, rank_shown)
+        rows_of = self.table_of if table else self.rows_of
+        return view_key, rows_of(shown, s, scores, view, models, rank_shown)
 
     def output(
         self,

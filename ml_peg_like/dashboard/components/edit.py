@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dash import ALL, Input, Output, State, ctx, html, no_update
+from dash import ALL, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from ...config import ROOT, Config, loads_config
@@ -71,6 +71,7 @@ from .sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
 from .sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
 from .sensitivity import Sensitivity, click_edit
 from .sensitivity import labels as whatif_labels
+from .status import problem_text, status, threshold_status
 from .viewstate import apply_sort, effective_sort, sort_text
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
@@ -157,28 +158,11 @@ STATES = dict(
 )
 
 
-def problem_text(exc: ConfigError, limit: int = 3) -> str:
-    lines = [str(p) for p in exc.problems[:limit]]
-    if len(exc.problems) > limit:
-        lines.append(f"… and {len(exc.problems) - limit} more")
-    return "; ".join(lines)
-
-
-def status(message: str, kind: str = "ok") -> html.Div:
-    return html.Div(message, className=f"status-msg {kind}")
-
-
 def first_metric(cfg: Config, view: str) -> str:
     node = view_node(cfg, view)
     if node is None or not hasattr(node, "metrics"):
         return ""
     return f"{cfg.full_path(view)}/{node.metrics[0].name}"
-
-
-def _threshold_status(problems: dict[tuple[str, str], str], what: str) -> html.Div:
-    (path, field), why = next(iter(problems.items()))
-    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return status(f"{what}: {path}.{field}: {why}; that metric has no score{more}.", "err")
 
 
 def register(
@@ -463,9 +447,7 @@ def register(
         edited = {bp for bp, _bf in pending}
         linked_problems = {k: m for k, m in problems.items() if link and k[0] in new_changes}
         if linked_problems and shown is no_update:
-            shown = _threshold_status(
-                linked_problems, "The link's settings leave a metric unscored"
-            )
+            shown = threshold_status(linked_problems, "The link's settings leave a metric unscored")
         if new_changes != changes:
             out["changes"] = new_changes
             if on_changes is not None:

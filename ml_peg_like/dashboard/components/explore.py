@@ -18,13 +18,13 @@ from dash import ALL, Input, Output, Patch, ctx, dcc, html, no_update
 from ... import explore as ex
 from ...errors import ConfigError
 from .. import ids
+from ..figures import point_trace_type
 from ..tables import fmt_raw, fmt_score
 from . import compare, modelcard, plots
 
 PAGES = (ids.PAGE_EXPLORE, ids.PAGE_COMPARE)
 Q_X, Q_Y, Q_C, Q_AXES, Q_IMG, Q_MODELS = "x", "y", "c", "axes", "img", "models"
 AXES = ("auto", "linear", "log")
-GL_POINTS = 300  # scattergl above this many points
 WIDE = 1e3  # log axis (auto) when max / min exceeds this (three decades)
 MAX_COLOURS = 8  # category colours; the rest are "other"
 HIDDEN = {"display": "none"}
@@ -295,7 +295,7 @@ def scatter_figure(
         f"<br>{plots.esc(yq.label)}: {plots.esc(_fmt(yq, y))}<br>rank: {r}"
         for k, x, y, r in zip(keys, xs, ys, rank_txt, strict=True)
     ]
-    kind = "scattergl" if len(keep) > GL_POINTS else "scatter"
+    kind = point_trace_type(len(keep))
     # plain points: an outline (or a marker opacity) per point is a fifth of a redraw (issue 17)
     marker = dict(size=9 if len(keep) <= 200 else 6)
     traces: list[dict] = []

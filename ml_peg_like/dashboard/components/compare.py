@@ -37,8 +37,6 @@ GRID_OPTIONS = {
 }
 RADAR_MAX_AXES = 8
 BENCH_MAX_MODELS = 40  # the benchmark figure shows the best 40 (a note says so)
-#: its scores to this many decimals (the hover shows 3; the full 17 digits were half its bytes)
-BENCH_DECIMALS = 6
 
 
 def layout(cache) -> html.Section:
@@ -236,28 +234,18 @@ def fill(
     out["cmp_table"] = html.Div(table(scores, models, names), className="cmp-table-wrap")
 
 
-def _bars(values, ix: list[int]) -> list:
-    return [round(float(values[i]), BENCH_DECIMALS) if np.isfinite(values[i]) else None for i in ix]
-
-
 def bench_parts(figure: dict) -> list[tuple]:
-    """The parts of a benchmark figure an edit changes (``figpatch``): each trace's values, the
-    models (the x axis' tick texts) and the title (how many are shown)."""
+    """The parts of a benchmark figure an edit changes (``figpatch``): each trace's models (the
+    order follows the scores) and values, and the title (how many models are shown)."""
     n = len(figure.get("data") or [])
-    return [
-        *(("data", k, "y") for k in range(n)),
-        ("layout", "xaxis", "tickvals"),
-        ("layout", "xaxis", "ticktext"),
-        ("layout", "title", "text"),
-    ]
+    return [("data", k, a) for k in range(n) for a in ("x", "y")] + [("layout", "title", "text")]
 
 
 def bench_figure(
     scores, bench: str, shown: list[str], names: dict[str, str], theme: str = "light"
 ) -> dict:
     """The metric scores of benchmark ``bench`` per shown model: bars grouped by model, models
-    sorted by the benchmark score (best first; the x axis' tick texts name them), the benchmark
-    score as a marker."""
+    sorted by the benchmark score (best first), the benchmark score as a marker."""
     cfg = scores.config
     node = cfg.node(bench)
     full = cfg.full_path(bench)
@@ -271,8 +259,6 @@ def bench_figure(
     if len(ix) > BENCH_MAX_MODELS:
         note = f" (best {BENCH_MAX_MODELS} of {len(ix)} shown models)"
         ix = ix[:BENCH_MAX_MODELS]
-    # the models are the x axis' tick texts at 0, 1, 2...: the traces' x are these positions
-    # (Plotly's default, not sent), so the names travel once, not once per trace (figpatch)
     xs = [plots.esc(names.get(scores.models[i], scores.models[i])) for i in ix]
     traces = []
     for n, m in enumerate(node.metrics):
@@ -281,7 +267,8 @@ def bench_figure(
         traces.append(
             dict(
                 type="bar",
-                y=_bars(col, ix),
+                x=xs,
+                y=[None if not np.isfinite(col[i]) else float(col[i]) for i in ix],
                 name=plots.esc(m.name),
                 marker=dict(color=plots.PALETTE[n % len(plots.PALETTE)]),
                 hovertemplate="%{x}<br>" + plots.esc(m.name) + ": %{y:.3f}<extra></extra>",
@@ -291,7 +278,8 @@ def bench_figure(
         dict(
             type="scatter",
             mode="markers",
-            y=_bars(bs, ix),
+            x=xs,
+            y=[None if not np.isfinite(bs[i]) else float(bs[i]) for i in ix],
             name="benchmark score",
             marker=dict(symbol="diamond", size=10, color=plots.FRONT),
             hovertemplate="%{x}<br>benchmark: %{y:.3f}<extra></extra>",
@@ -309,9 +297,7 @@ def bench_figure(
                 x=0.01,
                 font=dict(size=13),
             ),
-            xaxis=plots.axis(
-                theme, tickangle=-40, tickmode="array", tickvals=list(range(len(xs))), ticktext=xs
-            ),
+            xaxis=plots.axis(theme, tickangle=-40),
             yaxis=plots.axis(theme, range=[0, 1.05], title=dict(text="score")),
             legend=dict(orientation="h", y=1.12, x=1, xanchor="right"),
             margin=dict(l=60, r=20, t=64, b=110),

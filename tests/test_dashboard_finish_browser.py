@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 
 import pytest
 from browser_utils import (
@@ -58,8 +59,16 @@ def summary(page) -> str:
     return page.locator("#summary").text_content() or ""
 
 
-def policy_box_texts(page) -> list[str]:
-    return page.locator(".policy-cell .dash-dropdown-value").all_text_contents()
+def policy_box_texts(page, want: list[str], timeout: float = 10.0) -> list[str]:
+    """The policy boxes' texts, once they show ``want`` or ``timeout`` s passed (the dropdowns
+    render after the grid, and follow an edit after its response, on a slow machine)."""
+    loc = page.locator(".policy-cell .dash-dropdown-value")
+    deadline = time.time() + timeout
+    got = loc.all_text_contents()
+    while got != want and time.time() < deadline:
+        page.wait_for_timeout(50)
+        got = loc.all_text_contents()
+    return got
 
 
 def pick_policy(page, i: int, value: str) -> None:
@@ -73,7 +82,8 @@ def test_a_category_policy_is_switched_in_the_page_and_the_summary_follows(env):
     page.wait_for_selector(GRID_READY)
     assert summary(page).endswith("missing data: invalidate (1 category skip)")
     # the overview's category table: one policy box per category, the effective policy
-    assert policy_box_texts(page) == ["skip", "invalidate", "invalidate"]
+    want = ["skip", "invalidate", "invalidate"]
+    assert policy_box_texts(page, want) == want
     assert column(page, "d")["kNN"] == "no score"
     pick_policy(page, 1, "skip")  # Regression: average what is present
     mine = score(raw, cfg.apply_changes({"Regression": {"missing": "skip"}}))
@@ -93,15 +103,18 @@ def test_a_category_policy_is_switched_in_the_page_and_the_summary_follows(env):
     page.wait_for_function(
         "() => document.querySelector('#summary').textContent.endsWith('missing data: skip')"
     )
-    assert policy_box_texts(page) == ["skip", "skip", "skip"]
+    want = ["skip", "skip", "skip"]
+    assert policy_box_texts(page, want) == want
     # a link restores both
     page.goto(page.url)
     page.wait_for_selector(GRID_READY)
     wait_column(page, "o", expect(both, "overall", None))
-    assert policy_box_texts(page) == ["skip", "skip", "skip"]
+    want = ["skip", "skip", "skip"]
+    assert policy_box_texts(page, want) == want
     page.click("#reset-all")
     wait_column(page, "o", expect(score(raw, cfg), "overall", None))
-    assert policy_box_texts(page) == ["skip", "invalidate", "invalidate"]
+    want = ["skip", "invalidate", "invalidate"]
+    assert policy_box_texts(page, want) == want
     assert summary(page).endswith("missing data: invalidate (1 category skip)")
 
 
@@ -205,7 +218,7 @@ def test_digits_are_in_the_url_and_in_the_curve_hover(env):
         for k, text in enumerate(texts):
             plain = html.unescape(re.sub(r"<[^>]+>", "", text.split("<br>score")[0]))
             label = ""
-            for _ in range(60):
+            for _ in range(150):
                 label = page.evaluate(HOVER_LABEL, k) or ""
                 if label.startswith(plain):
                     break

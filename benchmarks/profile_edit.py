@@ -5,6 +5,8 @@ edits in the benchmark view of the most influential metric; for the last one thi
 
 * the JSON size of each output of the edit's response (uncompressed, the whole body too);
 * the browser's stamps: Enter -> response end -> grid cells right -> curve drawn (ms);
+* the server's own time per POST (a WSGI wrapper) beside the browser's first byte, and the
+  captured request replayed 20 times via the test client and via HTTP to the live server;
 * the server: the captured request replayed ``--replays`` times through Flask's test client
   under cProfile (top functions by cumulative time).
 
@@ -22,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,6 +124,38 @@ def js_profile(prof: dict, top: int = 25) -> None:
         print(f"  {us / 1000:8.1f}  {fn}  {url}")
 
 
+def timed_posts(wsgi_app, into: list[float]):
+    """``wsgi_app`` that appends the milliseconds of each POST (the body built) to ``into``."""
+
+    def app(environ, start_response):
+        t = time.perf_counter()
+        body = b"".join(wsgi_app(environ, start_response))
+        if environ.get("REQUEST_METHOD") == "POST":
+            into.append(round((time.perf_counter() - t) * 1000, 1))
+        return [body]
+
+    return app
+
+
+def timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t) * 1000
+
+
+def live_post(url: str, body: str) -> bytes:
+    """POST ``body`` to the live server's callback route (werkzeug's threaded server)."""
+    import urllib.request
+
+    req = urllib.request.Request(
+        url + "/_dash-update-component",
+        data=body.encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(req) as r:
+        return r.read()
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--only", default="ml-peg")
@@ -142,6 +177,8 @@ def main(argv=None) -> int:
         d = write_dataset(name, cfg, raw, root)
         cfg, raw = load_dataset(d)
         app = create_app(cfg, raw, robustness=False, deltas=not args.full_table and "auto")
+        served: list[float] = []  # ms in the WSGI app per POST (the server's own time)
+        app.server.wsgi_app = timed_posts(app.server.wsgi_app, served)
         srv = make_server("127.0.0.1", 0, app.server, threaded=True)
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{srv.server_port}"
@@ -197,6 +234,7 @@ def main(argv=None) -> int:
                       window.__tasks.filter(t => t[0] >= t0 - 1).map(t => [t[0] - t0, t[1]])]""",
                     t0,
                 )
+                print(f"  server (WSGI app) ms of the last POSTs {served[-3:]}")
                 print(f"  fetch (called, headers, parsed ms) {stamps[0]}; long tasks {stamps[1]}")
                 print(
                     f"{name} edit {k}: cells right {t_cells:.0f} ms, curve drawn "
@@ -224,6 +262,15 @@ def main(argv=None) -> int:
         client = app.server.test_client()
         hdr = {"Content-Type": "application/json"}
         client.post("/_dash-update-component", data=edit[0], headers=hdr)
+        replays = {
+            "test client": partial(
+                client.post, "/_dash-update-component", data=edit[0], headers=hdr
+            ),
+            "live HTTP": partial(live_post, url, edit[0]),
+        }
+        for label, post in replays.items():
+            ts = sorted(timed(post) for _ in range(20))
+            print(f"{name}: replay via {label}: median {ts[10]:.1f} ms, min {ts[0]:.1f} ms")
         prof = cProfile.Profile()
         t = time.perf_counter()
         prof.enable()

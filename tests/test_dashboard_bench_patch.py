@@ -6,12 +6,10 @@ benchmark sends nothing; a new graph or a patched scatter forgets what the store
 
 from __future__ import annotations
 
-import copy
-import json
-
 import pytest
 from browser_utils import small_dataset
 from dash import Patch, no_update
+from patch_utils import apply, size
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import figpatch
@@ -24,27 +22,6 @@ MAE = "Regression/Diabetes/MAE"
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     return small_dataset(tmp_path_factory.mktemp("small"))
-
-
-def apply(store, answer):
-    """What the browser's store holds after ``answer`` (Dash applies a Patch's operations)."""
-    if answer is no_update:
-        return store
-    if not isinstance(answer, Patch):
-        return copy.deepcopy(answer)
-    out = copy.deepcopy(store)
-    for op in answer.to_plotly_json()["operations"]:
-        assert op["operation"] == "Assign"
-        *where, last = op["location"]
-        at = out
-        for key in where:
-            at = at[key]
-        at[last] = op["params"]["value"]
-    return out
-
-
-def size(value) -> int:
-    return len(json.dumps(value.to_plotly_json() if isinstance(value, Patch) else value))
 
 
 def bench(raw, cfg, changes, shown=None):

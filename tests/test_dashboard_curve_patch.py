@@ -5,12 +5,10 @@ points and hover text included; and an edit of a threshold resends far less than
 
 from __future__ import annotations
 
-import copy
-import json
-
 import pytest
 from browser_utils import small_dataset
 from dash import Patch, no_update
+from patch_utils import apply, size
 
 from ml_peg_like import score
 from ml_peg_like.dashboard.components import curve
@@ -23,27 +21,6 @@ TL = "Classification/Wine/Accuracy"  # traffic light: a step curve
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     return small_dataset(tmp_path_factory.mktemp("small"))
-
-
-def apply(held: dict, answer) -> dict:
-    """What the browser's fig store holds after ``answer`` (Dash applies a Patch's operations)."""
-    if answer is no_update:
-        return held
-    if not isinstance(answer, Patch):
-        return copy.deepcopy(answer)
-    out = copy.deepcopy(held)
-    for op in answer.to_plotly_json()["operations"]:
-        assert op["operation"] == "Assign"
-        *where, last = op["location"]
-        at = out
-        for key in where:
-            at = at[key]
-        at[last] = op["params"]["value"]
-    return out
-
-
-def size(value) -> int:
-    return len(json.dumps(value.to_plotly_json() if isinstance(value, Patch) else value))
 
 
 EDITS = [  # (path, field, value): cumulative changes of the state the curve shows

@@ -416,31 +416,10 @@ def column_defs(
     return cols
 
 
-def row_data(
-    scores: Scores,
-    view: str,
-    *,
-    default_overall: np.ndarray | None = None,
-    models: list[str] | None = None,
-    dominated: dict[str, list[str]] | None = None,
-    names: Mapping[str, str] | None = None,
-    rank_shown: bool = False,
-) -> list[dict]:
+def row_data(scores: Scores, view: str, **options) -> list[dict]:
     """One dict per model for ``view``: rank, rank change, model, overall, the view's columns,
-    and ``_w`` (reason codes of the missing cells). ``models``: show only these (display only;
-    None: every model, [] none). ``dominated``: ``{model: models dominating it}`` (``_dom``).
-    ``names``: ``{key: display name}`` (a row carries ``mn`` when it differs from the key).
-    ``rank_shown``: ranks (and their change, against ``default_overall``) among the shown
-    models only, by the same overall scores."""
-    return row_table(
-        scores,
-        view,
-        default_overall=default_overall,
-        models=models,
-        dominated=dominated,
-        names=names,
-        rank_shown=rank_shown,
-    ).rows()
+    and ``_w`` (reason codes of the missing cells); the options are :func:`row_table`'s."""
+    return row_table(scores, view, **options).rows()
 
 
 def row_table(
@@ -454,7 +433,11 @@ def row_table(
     rank_shown: bool = False,
 ) -> RowTable:
     """:func:`row_data`'s rows as columns (:class:`~.rowblock.RowTable`): a large table's
-    block builds the dicts of its rows only."""
+    block builds the dicts of its rows only. ``models``: show only these (display only;
+    None: every model, [] none). ``dominated``: ``{model: models dominating it}`` (``_dom``).
+    ``names``: ``{key: display name}`` (a row carries ``mn`` when it differs from the key).
+    ``rank_shown``: ranks (and their change, against ``default_overall``) among the shown
+    models only, by the same overall scores."""
     cfg = scores.config
     n = len(scores.models)
     if models is not None:

@@ -49,6 +49,23 @@ from ml_peg_like.dashboard.tables import fmt_score  # noqa: E402
 ANCHORS = ROOT.parent / "shared" / "anchors" / "ml-peg" / "configs"
 
 
+def timed_edit(page, raw, cfg, path: str, value: float) -> float | None:
+    """Type ``value`` into ``path``'s good box and press Enter; the ms until every rendered
+    Overall cell shows the engine's value (``INSTALL``'s stamps), or None (nothing typed) when
+    the edit would not change a rendered cell, so it could not be measured."""
+    new = score(raw, cfg.apply_changes({path: {"good": value}}))
+    expected = {m: fmt_score(v, cfg.scale) for m, v in new.overall["score"].items()}
+    names, vals = page.evaluate("() => window.__collect()")
+    visible_now = {names[r]: vals[r] for r in vals if r in names}
+    if all(expected.get(m) == t for m, t in visible_now.items()):
+        return None
+    page.evaluate("(e) => window.__arm(e)", expected)
+    box = page.locator(f"input[name='{path}.good']")
+    box.fill(f"{value:.6g}" if abs(value) < 1e6 else repr(value))
+    box.press("Enter")
+    return page.evaluate("async () => (await window.__done) - window.__t0")
+
+
 def wait_health(proc: subprocess.Popen, url: str, t0: float, name: str = "serve") -> None:
     """Return once the spawned ``serve`` answers ``/health`` (2 minutes at most from ``t0``)."""
     while True:
@@ -310,18 +327,10 @@ def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, brows
                 break
             value = candidates[(i + 1) % len(candidates)]
             i += 1
-            new = score(raw, cfg.apply_changes({path: {"good": value}}))
-            expected = {m: fmt_score(v, cfg.scale) for m, v in new.overall["score"].items()}
-            names, vals = page.evaluate("() => window.__collect()")
-            visible_now = {names[r]: vals[r] for r in vals if r in names}
-            if all(expected.get(m) == t for m, t in visible_now.items()):
-                continue  # this edit would not change a rendered cell: not measurable
-            page.evaluate("(e) => window.__arm(e)", expected)
             n_before = len(sizes)
-            box = page.locator(f"input[name='{path}.good']")
-            box.fill(f"{value:.6g}" if abs(value) < 1e6 else repr(value))
-            box.press("Enter")
-            t_cells = page.evaluate("async () => (await window.__done) - window.__t0")
+            t_cells = timed_edit(page, raw, cfg, path, value)
+            if t_cells is None:
+                continue
             page.wait_for_timeout(250)
             t_resp = page.evaluate(ALL_DONE, page.evaluate("() => window.__t0"))
             times.append(max(t_cells, t_resp))

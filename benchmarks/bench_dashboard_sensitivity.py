@@ -53,6 +53,7 @@ from bench_dashboard import (  # noqa: E402
     large_config,
     mlpeg_config,
     synthetic_raw,
+    timed_edit,
 )
 from browser_utils import chromium, live_server  # noqa: E402
 
@@ -117,29 +118,19 @@ def measure(name: str, cfg, raw, n_edits: int, sensitivity: bool = True) -> dict
         page.evaluate(INSTALL)
         times, last = [], None
         i = 0
-        for k in range(n_edits + 40):
+        for _k in range(n_edits + 40):
             if len(times) >= n_edits:
                 break
             value = candidates[(i + 1) % len(candidates)]
             i += 1
-            new = score(raw, cfg.apply_changes({path: {"good": value}}))
-            expected = {m: fmt_score(v, cfg.scale) for m, v in new.overall["score"].items()}
-            shown = page.evaluate("() => window.__collect()")
-            names, vals = shown
-            visible_now = {names[r]: vals[r] for r in vals if r in names}
-            if all(expected.get(m) == t for m, t in visible_now.items()):
-                continue  # this edit would not change a rendered cell: not measurable
-            page.evaluate("(e) => window.__arm(e)", expected)
             n_before = len(posts)
-            box = page.locator(f"input[name='{path}.good']")
-            box.fill(f"{value:.6g}" if abs(value) < 1e6 else repr(value))
-            box.press("Enter")
-            t_done = page.evaluate("async () => (await window.__done) - window.__t0")
+            t_done = timed_edit(page, raw, cfg, path, value)
+            if t_done is None:
+                continue  # this edit would not change a rendered cell: not measurable
             times.append(t_done)
             page.wait_for_timeout(150)
             last = sizes[-1] if sizes else None
             result.setdefault("posts_per_edit", []).append(len(posts) - n_before)
-            del k
         result["edit_ms"] = times
         result["median_ms"] = statistics.median(times) if times else float("nan")
         result["edit_response_bytes"] = last

@@ -299,7 +299,22 @@ def scatter_figure(
     # plain points: an outline (or a marker opacity) per point is a fifth of a redraw (issue 17)
     marker = dict(size=9 if len(keep) <= 200 else 6)
     traces: list[dict] = []
-    base = dict(type=kind, mode="markers", hovertemplate="%{text}<extra></extra>")
+
+    def points(members: list[int], name: str, **marker_extra) -> dict:
+        """One trace of the points at ``members`` (positions in ``keep``)."""
+        return dict(
+            type=kind,
+            mode="markers",
+            hovertemplate="%{text}<extra></extra>",
+            x=[xs[n] for n in members],
+            y=[ys[n] for n in members],
+            text=[hover[n] for n in members],
+            customdata=[keys[n] for n in members],
+            name=name,
+            marker=dict(marker, **marker_extra),
+        )
+
+    every = list(range(len(keep)))
     if colour and attributes is not None and colour in attributes.columns:
         ck, call = ex.attribute_column(attributes, colour, scores.models)
         cs = [call[i] for i in keep]
@@ -311,20 +326,13 @@ def scatter_figure(
                 for v in cs
             ]
             traces.append(
-                dict(
-                    base,
-                    x=xs,
-                    y=ys,
-                    text=hover,
-                    customdata=keys,
-                    name="",
-                    marker=dict(
-                        marker,
-                        color=cnum,
-                        colorscale="Viridis",
-                        showscale=True,
-                        colorbar=dict(title=dict(text=plots.esc(colour))),
-                    ),
+                points(
+                    every,
+                    "",
+                    color=cnum,
+                    colorscale="Viridis",
+                    showscale=True,
+                    colorbar=dict(title=dict(text=plots.esc(colour))),
                 )
             )
         else:
@@ -342,28 +350,10 @@ def scatter_figure(
                 sorted(groups.items(), key=lambda t: t[0].lower())
             ):
                 traces.append(
-                    dict(
-                        base,
-                        x=[xs[n] for n in members],
-                        y=[ys[n] for n in members],
-                        text=[hover[n] for n in members],
-                        customdata=[keys[n] for n in members],
-                        name=plots.esc(label),
-                        marker=dict(marker, color=plots.PALETTE[g % len(plots.PALETTE)]),
-                    )
+                    points(members, plots.esc(label), color=plots.PALETTE[g % len(plots.PALETTE)])
                 )
     else:
-        traces.append(
-            dict(
-                base,
-                x=xs,
-                y=ys,
-                text=hover,
-                customdata=keys,
-                name="models",
-                marker=dict(marker, color=plots.PALETTE[0]),
-            )
-        )
+        traces.append(points(every, "models", color=plots.PALETTE[0]))
     front: list[int] = []
     if xq.better and yq.better and keep:
         front = ex.pareto_front(xs, ys, xq.better, yq.better)

@@ -152,6 +152,19 @@ def test_edits_send_deltas_and_the_grid_equals_a_full_recompute(env):
     page.wait_for_selector(f"input[name='{IRIS}/Accuracy.good']")
     assert_grid_is(page, recomputed(env, {}, IRIS))
     env["bodies"].clear()
+    # count the deltas Dash's request_post hook merged before the response was applied (the
+    # clientside callback, one render later, is only the fallback): every delta goes early
+    page.evaluate(
+        """() => {
+          const rows = window.dash_clientside.mplRows, early = rows.early;
+          window.__early = 0;
+          rows.early = (p, r) => {
+            const had = r && window.mplNames.rowDelta in r;
+            early(p, r);
+            if (had && !(window.mplNames.rowDelta in r)) { window.__early += 1; }
+          };
+        }"""
+    )
     changes: dict = {}
     for path, field, text, value in [
         (f"{IRIS}/Accuracy", "good", "0.95", 0.95),
@@ -195,6 +208,7 @@ def test_edits_send_deltas_and_the_grid_equals_a_full_recompute(env):
             # unchanged cells are not sent: names, and the raw values (a threshold or a
             # weight never changes them)
             assert not {"model", "r0", "r1"} & delta["c"].keys()
+    assert page.evaluate("() => window.__early") == 4  # one delta per edit, all merged early
 
 
 def test_reload_filter_and_sort_keep_the_grid_consistent(env):

@@ -275,6 +275,7 @@ def js_names(
         "uploadMax": upload_max,
         "uploadTooBig": upload_too_big,
         "grid": GRID,
+        "rowDelta": ROWDELTA,
         "hdr": HDR,
         "hdrCol": HDR_COL,
         "metricPick": METRIC_PICK,

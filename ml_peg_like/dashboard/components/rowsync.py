@@ -58,8 +58,17 @@ def default_key() -> str:
     return row_key("", "", "")
 
 
+#: Dash's renderer hook that merges a delta as soon as its response is parsed (rowdelta.js)
+EARLY_HOOK = "request_post: (p, r) => window.dash_clientside.mplRows.early(p, r)"
+
+
 def register(app) -> None:
-    """The browser merges each delta into the grid (``assets/rowdelta.js``): no request."""
+    """The browser merges each delta into the grid (``assets/rowdelta.js``): no request.
+    Dash's ``request_post`` hook merges it before the response's other outputs are drawn;
+    the clientside callback is the fallback (a delta that arrives before the grid)."""
+    default = "new DashRenderer()"
+    if default in app.renderer:
+        app.renderer = app.renderer.replace(default, "new DashRenderer({" + EARLY_HOOK + "})")
     app.clientside_callback(
         ClientsideFunction("mplRows", "apply"),
         Output(ids.GRID, "rowTransaction"),

@@ -10,10 +10,10 @@ import tracemalloc
 from browser_utils import small_dataset
 
 from ml_peg_like.dashboard.cache import ScoreCache
-from ml_peg_like.dashboard.components.rowsync import RowSync, default_key
+from ml_peg_like.dashboard.components.rowsync import TABLES, RowSync, default_key
 from ml_peg_like.dashboard.rowdelta import ROW_CACHE_ENTRIES
 from ml_peg_like.dashboard.state import encode_changes
-from ml_peg_like.dashboard.tables import row_data
+from ml_peg_like.dashboard.tables import row_data, row_table
 
 VIEW = "Classification/Iris"
 PATH = f"{VIEW}/Accuracy"
@@ -24,7 +24,7 @@ def test_a_thousand_edits_do_not_grow_the_heap(tmp_path):
     cache = ScoreCache(cfg, raw, cache_size=16)
     sync = RowSync(
         cache,
-        lambda _key, sc, view, models, _rank_shown: row_data(
+        lambda _key, sc, view, models, _rank_shown, table=False: (row_table if table else row_data)(
             sc, view, default_overall=cache.default_scores.overall_scores, models=models
         ),
         deltas=True,  # deltas even for 5 rows: the row cache is exercised
@@ -54,5 +54,5 @@ def test_a_thousand_edits_do_not_grow_the_heap(tmp_path):
         tracemalloc.stop()
     assert deltas >= 999  # every edit after the first page's rows was answered by a delta
     assert len(cache._memo) <= 16
-    assert len(sync.rows) <= ROW_CACHE_ENTRIES
+    assert len(sync.rows) <= ROW_CACHE_ENTRIES and len(sync._tables) <= TABLES
     assert after - warm < 256 * 1024, f"heap grew {(after - warm) / 1024:.0f} KiB over 800 edits"

@@ -92,7 +92,7 @@ def test_auto_sends_a_small_table_whole_and_a_large_one_as_a_delta(tmp_path):
     from ml_peg_like.dashboard.cache import ScoreCache
     from ml_peg_like.dashboard.components.rowsync import RowSync
     from ml_peg_like.dashboard.state import encode_changes
-    from ml_peg_like.dashboard.tables import row_data
+    from ml_peg_like.dashboard.tables import row_data, row_table
 
     cfg, raw = small_dataset(tmp_path)
     cache = ScoreCache(cfg, raw)
@@ -104,7 +104,10 @@ def test_auto_sends_a_small_table_whole_and_a_large_one_as_a_delta(tmp_path):
     shown = row_key("", view, "")  # the browser shows this view's default rows
 
     def answer(**kw) -> dict:
-        sync = RowSync(cache, lambda _k, sc, v, m, _r: row_data(sc, v, models=m), **kw)
+        def build(_k, sc, v, m, _r, table=False):
+            return (row_table if table else row_data)(sc, v, models=m)
+
+        sync = RowSync(cache, build, **kw)
         out: dict = {}
         sync.output(out, shown, changes_key=key, scores=scores, view=view, filters={}, models=None)
         return out
@@ -121,3 +124,59 @@ def test_auto_sends_a_small_table_whole_and_a_large_one_as_a_delta(tmp_path):
     else:
         assert "rows" not in big and {k: v for k, v in big["rowdelta"].items() if k != "t"} == delta
     assert answer(deltas=False)["rows"] == small["rows"]
+
+
+def _resolved(delta: dict) -> dict:
+    """A delta with shared positions written out and dropped positions sorted (comparable)."""
+    cols = {
+        f: {
+            **spec,
+            "i": delta["c"][spec["i"]]["i"] if isinstance(spec.get("i"), str) else spec.get("i"),
+        }
+        for f, spec in delta["c"].items()
+    }
+    return {"n": delta["n"], "c": cols, "x": {f: sorted(p) for f, p in delta.get("x", {}).items()}}
+
+
+def test_columns_diff_equals_the_rows_diff(tmp_path):
+    """``diff_columns`` of two ``RowTable``s is ``diff_rows`` of their dicts: the same cells,
+    the same dropped fields, and it rebuilds the new rows (reasons, names, dominance marks)."""
+    from browser_utils import small_dataset
+
+    from ml_peg_like.dashboard.cache import ScoreCache
+    from ml_peg_like.dashboard.rowdelta import diff_columns
+    from ml_peg_like.dashboard.tables import row_table
+
+    cfg, raw = small_dataset(tmp_path)
+    cache = ScoreCache(cfg, raw)
+    iris = "Classification/Iris"
+    states = [
+        {},
+        {f"{iris}/Accuracy": {"good": 0.95}},
+        {f"{iris}/Accuracy": {"bad": 0.85}},  # models fall below 'bad'
+        {f"{iris}/F1": {"weight": 0.0}},  # a column's cells become excluded ('_w' changes)
+        {f"{iris}/Accuracy": {"good": 0.95, "bad": 0.9}, f"{iris}/F1": {"weight": 0.0}},
+    ]
+    m0, m1 = raw.models[0], raw.models[1]
+    doms = [None, {m0: [m1]}, {m1: [m0, m0]}, {}, None]
+    names = {m0: "Zero", m1: m1}  # one display name, one equal to its key (not sent)
+    n_checked = 0
+    for view in ("", "Classification", iris):
+        tables = [
+            row_table(
+                cache.scores_for(ch)[1],
+                view,
+                default_overall=cache.default_scores.overall_scores,
+                dominated=dom,
+                names=names if k % 2 else None,
+            )
+            for k, (ch, dom) in enumerate(zip(states, doms, strict=True))
+        ]
+        for a in tables:
+            for b in tables:
+                by_rows = diff_rows(a.rows(), b.rows(), "model")
+                by_cols = diff_columns(a.columns(), b.columns(), len(b))
+                assert _resolved(by_cols) == _resolved(by_rows)
+                assert apply_delta(a.rows(), by_cols) == b.rows()
+                n_checked += bool(by_cols["c"]) + bool(by_cols.get("x"))
+    assert n_checked > 40  # most pairs differ in cells, and some drop fields

@@ -17,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from . import ids
+from .rowdelta import ABSENT
 
 #: the largest block one request may ask for (the grid asks for ``cacheBlockSize`` rows)
 MAX_BLOCK = 1000
@@ -95,6 +96,34 @@ class RowTable:
         if self.dominated and self.dominated.get(key):
             row[ids.ROW_DOMINATED] = ", ".join(self.dominated[key])
         return row
+
+    def columns(self) -> dict[str, list]:
+        """:meth:`row`'s fields as columns, in its field order: ``{field: every row's value}``,
+        ``rowdelta.ABSENT`` where a row has no such field (``rowdelta.diff_columns``)."""
+        n = len(self)
+        cols: dict[str, list] = {
+            ids.COL_MODEL: list(self.models),
+            ids.COL_RANK: [int(v) for v in self._ranks],
+            ids.COL_DELTA: [_delta(v) for v in self._delta],
+        }
+        if any(self.names):
+            cols[ids.COL_NAME] = [nm or ABSENT for nm in self.names]
+        cols.update(self.fields)
+        why: list[dict] = [{} for _ in range(n)]
+        for k, v in self.reasons:
+            for r, letter in enumerate(v):
+                if letter:
+                    why[r][k] = letter
+        if any(why):
+            cols[ids.ROW_REASONS] = [w or ABSENT for w in why]
+        if self.veto and any(self.veto):
+            cols[ids.ROW_VETO] = [v or ABSENT for v in self.veto]
+        if self.dominated:
+            dom = self.dominated
+            cols[ids.ROW_DOMINATED] = [
+                ", ".join(dom[k]) if dom.get(k) else ABSENT for k in self.models
+            ]
+        return cols
 
     def rows(self, positions: Sequence[int] | None = None) -> Rows:
         """The dicts of the rows at ``positions`` (None: every row, in order)."""

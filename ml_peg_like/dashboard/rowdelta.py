@@ -47,6 +47,10 @@ def parse_row_key(key: object) -> tuple[str, str, str] | None:
     return parts[0], parts[1], parts[2]
 
 
+#: a cell a row does not have
+ABSENT = object()
+
+
 def diff_rows(old: Rows, new: Rows, id_field: str) -> dict | None:
     """The delta turning ``old`` into ``new`` (see module doc); None when the two do not hold
     the same row ids in the same order (then the whole table must be sent)."""
@@ -66,18 +70,54 @@ def diff_rows(old: Rows, new: Rows, id_field: str) -> dict | None:
                 vals.append(v)
         for f in a.keys() - b.keys():
             dropped.setdefault(f, []).append(k)
+    return _pack(changed, dropped, len(new), lambda f: [b.get(f, ABSENT) for b in new])
+
+
+def diff_columns(old: dict[str, list], new: dict[str, list], n: int) -> dict:
+    """:func:`diff_rows` of two tables of ``n`` rows (the same row ids, in the same order) held
+    as columns: ``{field: each row's value, or ABSENT}`` in the rows' field order (the same delta,
+    without building and comparing one dict per row: ``rowblock.RowTable.columns``)."""
+    changed: dict[str, tuple[list[int], list]] = {}
+    dropped: dict[str, list[int]] = {}
+    for f, b in new.items():
+        a = old.get(f)
+        if a == b:  # one C comparison for the columns an edit leaves alone
+            continue
+        if a is None:
+            a = [ABSENT] * n
+        pos = [k for k, (x, y) in enumerate(zip(a, b, strict=True)) if x != y and y is not ABSENT]
+        if pos:
+            changed[f] = (pos, [b[k] for k in pos])
+    for f, a in old.items():
+        b = new.get(f)
+        gone = [k for k, x in enumerate(a) if x is not ABSENT and (b is None or b[k] is ABSENT)]
+        if gone:
+            dropped[f] = gone
+    return _pack(changed, dropped, n, new.__getitem__)
+
+
+def _pack(
+    changed: dict[str, tuple[list[int], list]],
+    dropped: dict[str, list[int]],
+    n: int,
+    column: Callable[[str], list],
+) -> dict:
+    """The delta of the changed cells (positions, values per field) and the dropped fields;
+    ``column(field)``: the field's value in every new row (ABSENT where a row lacks it)."""
     cols: dict = {}
     seen: dict[tuple, str] = {}  # a position list already sent -> the field that carries it
     for f, (pos, vals) in changed.items():
-        if 2 * len(pos) > len(new):  # most rows changed: the whole column is shorter
-            cols[f] = {"v": [b.get(f) for b in new]}
-            if any(f not in b for b in new):
-                cols[f]["u"] = [k for k, b in enumerate(new) if f not in b]
+        if 2 * len(pos) > n:  # most rows changed: the whole column is shorter
+            whole = column(f)
+            absent = [k for k, v in enumerate(whole) if v is ABSENT]
+            cols[f] = {"v": [None if v is ABSENT else v for v in whole] if absent else whole}
+            if absent:
+                cols[f]["u"] = absent
             continue
         tpos = tuple(pos)
         cols[f] = {"i": seen.get(tpos, pos), "v": vals}
         seen.setdefault(tpos, f)
-    out: dict = {"n": len(new), "c": cols}
+    out: dict = {"n": n, "c": cols}
     if dropped:
         out["x"] = dropped
     return out

@@ -32,12 +32,15 @@ window.dash_clientside.mplRows = {
             // "i": positions, or the name of an earlier field with the same positions;
             // absent: the whole column, "u" listing the rows without the field
             const pos = typeof spec.i === 'string' ? delta.c[spec.i].i : spec.i;
+            // "e": the values are integers times 10**e (rowdelta.py _scaled): the division
+            // gives the same double as the float's own JSON
+            const scale = spec.e ? Math.pow(10, spec.e) : 0;
             const vals = spec.v, absent = new Set(spec.u || []);
             for (let k = 0; k < vals.length; k++) {
                 const at = pos ? pos[k] : k;
                 if (absent.has(at)) { continue; }
                 const r = row(at);
-                if (r) { r[f] = vals[k]; }
+                if (r) { r[f] = scale && vals[k] !== null ? vals[k] / scale : vals[k]; }
             }
         }
         for (const [f, pos] of Object.entries(delta.x || {})) {

@@ -180,3 +180,30 @@ def test_columns_diff_equals_the_rows_diff(tmp_path):
                 assert apply_delta(a.rows(), by_cols) == b.rows()
                 n_checked += bool(by_cols["c"]) + bool(by_cols.get("x"))
     assert n_checked > 40  # most pairs differ in cells, and some drop fields
+
+
+def test_scores_travel_as_scaled_integers_and_come_back_exactly():
+    import random
+
+    import orjson
+
+    rng = random.Random(3)
+    n = 400
+    old = [{"model": str(k), "o": 0.5, "x": 0.5} for k in range(n)]
+    new = [
+        {
+            "model": str(k),
+            "o": None if k % 37 == 0 else round(rng.random() * rng.choice((1, 100, 1e-3)), 9),
+            "x": rng.random(),  # 16-17 digits: no integer holds it exactly
+        }
+        for k in range(n)
+    ]
+    d = diff_rows(old, new, "model")
+    assert d["c"]["o"]["e"] == 9 and "e" not in d["c"]["x"]
+    assert d["c"]["o"]["v"][1] == round(new[1]["o"] * 10**9)  # e.g. 0.912367662 -> 912367662
+    assert apply_delta(old, d) == new  # every value the same double
+    plain = orjson.dumps([r["o"] for r in new])
+    assert len(orjson.dumps(d["c"]["o"]["v"])) < len(plain)
+    # a column of short floats stays as it is (1.0 is shorter than 1000000000)
+    ones = [{"model": str(k), "o": 1.0} for k in range(n)]
+    assert "e" not in diff_rows(old, ones, "model")["c"]["o"]

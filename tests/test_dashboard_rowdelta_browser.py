@@ -166,6 +166,7 @@ def test_edits_send_deltas_and_the_grid_equals_a_full_recompute(env):
         }"""
     )
     changes: dict = {}
+    scaled = 0  # delta columns sent as integers times 10**9 (rowdelta.js divides them)
     for path, field, text, value in [
         (f"{IRIS}/Accuracy", "good", "0.95", 0.95),
         (f"{IRIS}/F1", "weight", "0", 0.0),
@@ -208,6 +209,8 @@ def test_edits_send_deltas_and_the_grid_equals_a_full_recompute(env):
             # unchanged cells are not sent: names, and the raw values (a threshold or a
             # weight never changes them)
             assert not {"model", "r0", "r1"} & delta["c"].keys()
+            scaled += sum("e" in spec for spec in delta["c"].values())
+    assert scaled > 0
     assert page.evaluate("() => window.__early") == 4  # one delta per edit, all merged early
 
 

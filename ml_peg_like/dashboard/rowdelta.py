@@ -11,7 +11,8 @@ A delta is ``{"n": rows, "c": {field: {"i": [row positions], "v": [values]}}, "x
 order; sorting and filtering do not change it); ``"i"`` is omitted when most rows changed (then
 ``"v"`` holds the whole column and ``"u"`` the rows without the field), and is the NAME of an
 earlier field when the positions are the same as that field's (columns of one edit change on the
-same rows); ``x`` lists fields a row no longer has. ``assets/rowdelta.js`` merges it into the grid's rows.
+same rows); ``"e": 9`` says the values are integers times 10**9 (floats of at most 9
+decimals: shorter); ``x`` lists fields a row no longer has. ``assets/rowdelta.js`` merges it into the grid's rows.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+
+import orjson
 
 #: row caches, per worker process: at most this many row sets and this many cells in all
 #: (a cell is one field of one row: ~100 bytes as Python objects, so ~50 MB at most)
@@ -117,10 +120,47 @@ def _pack(
         tpos = tuple(pos)
         cols[f] = {"i": seen.get(tpos, pos), "v": vals}
         seen.setdefault(tpos, f)
+    for spec in cols.values():
+        scaled = _scaled(spec["v"])
+        if scaled is not None:
+            spec["v"], spec["e"] = scaled, SCALE_DIGITS
     out: dict = {"n": n, "c": cols}
     if dropped:
         out["x"] = dropped
     return out
+
+
+#: a column of floats with at most this many decimals travels as integers times 10**this
+#: (``"e"``): "912367662" for 0.912367662, 2 bytes less per score (scores have 9 decimals:
+#: ``tables.DIGITS``); the browser divides, which gives the same double (both divisions are
+#: correctly rounded and every such integer is exact)
+SCALE_DIGITS = 9
+_SCALE = 10**SCALE_DIGITS
+
+
+def _scaled(vals: list) -> list | None:
+    """``vals`` (floats or None) as integers times ``10**SCALE_DIGITS`` when each one comes
+    back exactly by the division and the JSON is shorter; None otherwise."""
+    out = []
+    for v in vals:
+        if v is None:
+            out.append(None)
+            continue
+        if type(v) is not float or not abs(v) < 2**53 / _SCALE:
+            return None
+        d = round(v * _SCALE)
+        if d / _SCALE != v:
+            return None
+        out.append(d)
+    return out if len(orjson.dumps(out)) < len(orjson.dumps(vals)) else None
+
+
+def unscaled(spec: dict) -> list:
+    """The values of one column of a delta (``"e"``: sent as integers, see ``_scaled``)."""
+    if "e" not in spec:
+        return spec["v"]
+    scale = 10 ** spec["e"]
+    return [None if d is None else d / scale for d in spec["v"]]
 
 
 def apply_delta(rows: Rows, delta: dict) -> Rows:
@@ -132,7 +172,7 @@ def apply_delta(rows: Rows, delta: dict) -> Rows:
         if isinstance(pos, str):
             pos = cols[pos]["i"]
         absent = set(spec.get("u", ()))
-        for k, v in zip(pos, spec["v"], strict=True):
+        for k, v in zip(pos, unscaled(spec), strict=True):
             if k not in absent:
                 out[k][f] = v
     for f, pos in delta.get("x", {}).items():

@@ -33,14 +33,21 @@ window.dash_clientside.mplRows = {
             // absent: the whole column, "u" listing the rows without the field
             const pos = typeof spec.i === 'string' ? delta.c[spec.i].i : spec.i;
             // "e": the values are integers times 10**e (rowdelta.py _scaled): the division
-            // gives the same double as the float's own JSON
-            const scale = spec.e ? Math.pow(10, spec.e) : 0;
+            // gives the same double as the float's own JSON; "r": steps from the row's
+            // current value (_steps: never a half, so Math.round agrees with Python's round)
+            const scale = spec.e ? Math.pow(10, spec.e) : 0, step = Boolean(spec.r);
             const vals = spec.v, absent = new Set(spec.u || []);
             for (let k = 0; k < vals.length; k++) {
                 const at = pos ? pos[k] : k;
                 if (absent.has(at)) { continue; }
                 const r = row(at);
-                if (r) { r[f] = scale && vals[k] !== null ? vals[k] / scale : vals[k]; }
+                if (!r) { continue; }
+                const v = vals[k];
+                if (!scale || v === null) {
+                    r[f] = v;
+                } else {
+                    r[f] = (step ? Math.round(r[f] * scale) + v : v) / scale;
+                }
             }
         }
         for (const [f, pos] of Object.entries(delta.x || {})) {

@@ -207,3 +207,26 @@ def test_scores_travel_as_scaled_integers_and_come_back_exactly():
     # a column of short floats stays as it is (1.0 is shorter than 1000000000)
     ones = [{"model": str(k), "o": 1.0} for k in range(n)]
     assert "e" not in diff_rows(old, ones, "model")["c"]["o"]
+
+
+def test_scores_that_move_a_little_travel_as_steps_and_come_back_exactly():
+    import random
+
+    rng = random.Random(5)
+    n = 300
+    old = [{"model": str(k), "o": round(rng.random(), 9)} for k in range(n)]
+    old[7]["o"] = None
+    new = [dict(r) for r in old]
+    for k, r in enumerate(new):
+        r["o"] = round((r["o"] or 0.25) + rng.uniform(-1e-3, 1e-3), 9)
+    d = diff_rows(old, new, "model")
+    assert d["c"]["o"]["e"] == 9 and "r" not in d["c"]["o"]  # row 7 had no number to step from
+    assert apply_delta(old, d) == new
+    new[7]["o"] = None  # now every new number steps from a number
+    d = diff_rows(old, new, "model")
+    spec = d["c"]["o"]
+    assert spec["e"] == 9 and spec["r"] == 1
+    k = 3
+    assert spec["v"][k] == round(new[k]["o"] * 10**9) - round(old[k]["o"] * 10**9)
+    assert max(abs(v) for v in spec["v"] if v is not None) <= 10**6  # 6-7 digits, not 9
+    assert apply_delta(old, d) == new  # every value the same double

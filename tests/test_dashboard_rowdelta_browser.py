@@ -166,7 +166,8 @@ def test_edits_send_deltas_and_the_grid_equals_a_full_recompute(env):
         }"""
     )
     changes: dict = {}
-    scaled = 0  # delta columns sent as integers times 10**9 (rowdelta.js divides them)
+    scaled = stepped = 0  # delta columns sent as integers times 10**9 / as steps from the
+    # grid's values (rowdelta.js divides them, adds them): the grid still equals a recompute
     for path, field, text, value in [
         (f"{IRIS}/Accuracy", "good", "0.95", 0.95),
         (f"{IRIS}/F1", "weight", "0", 0.0),
@@ -210,7 +211,8 @@ def test_edits_send_deltas_and_the_grid_equals_a_full_recompute(env):
             # weight never changes them)
             assert not {"model", "r0", "r1"} & delta["c"].keys()
             scaled += sum("e" in spec for spec in delta["c"].values())
-    assert scaled > 0
+            stepped += sum("r" in spec for spec in delta["c"].values())
+    assert scaled > 0 and stepped > 0
     assert page.evaluate("() => window.__early") == 4  # one delta per edit, all merged early
 
 

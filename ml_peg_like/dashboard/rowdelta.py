@@ -12,7 +12,8 @@ order; sorting and filtering do not change it); ``"i"`` is omitted when most row
 ``"v"`` holds the whole column and ``"u"`` the rows without the field), and is the NAME of an
 earlier field when the positions are the same as that field's (columns of one edit change on the
 same rows); ``"e": 9`` says the values are integers times 10**9 (floats of at most 9
-decimals: shorter); ``x`` lists fields a row no longer has. ``assets/rowdelta.js`` merges it into the grid's rows.
+decimals: shorter) and ``"r": 1`` that they are steps from the row's current value (a
+score that moves a little: fewer digits); ``x`` lists fields a row no longer has. ``assets/rowdelta.js`` merges it into the grid's rows.
 """
 
 from __future__ import annotations
@@ -73,7 +74,13 @@ def diff_rows(old: Rows, new: Rows, id_field: str) -> dict | None:
                 vals.append(v)
         for f in a.keys() - b.keys():
             dropped.setdefault(f, []).append(k)
-    return _pack(changed, dropped, len(new), lambda f: [b.get(f, ABSENT) for b in new])
+    return _pack(
+        changed,
+        dropped,
+        len(new),
+        lambda f: [b.get(f, ABSENT) for b in new],
+        lambda f: [a.get(f, ABSENT) for a in old],
+    )
 
 
 def diff_columns(old: dict[str, list], new: dict[str, list], n: int) -> dict:
@@ -96,7 +103,7 @@ def diff_columns(old: dict[str, list], new: dict[str, list], n: int) -> dict:
         gone = [k for k, x in enumerate(a) if x is not ABSENT and (b is None or b[k] is ABSENT)]
         if gone:
             dropped[f] = gone
-    return _pack(changed, dropped, n, new.__getitem__)
+    return _pack(changed, dropped, n, new.__getitem__, lambda f: old.get(f) or [ABSENT] * n)
 
 
 def _pack(
@@ -104,9 +111,11 @@ def _pack(
     dropped: dict[str, list[int]],
     n: int,
     column: Callable[[str], list],
+    old_column: Callable[[str], list],
 ) -> dict:
     """The delta of the changed cells (positions, values per field) and the dropped fields;
-    ``column(field)``: the field's value in every new row (ABSENT where a row lacks it)."""
+    ``column(field)``, ``old_column(field)``: the field's value in every new / old row (ABSENT
+    where a row lacks it)."""
     cols: dict = {}
     seen: dict[tuple, str] = {}  # a position list already sent -> the field that carries it
     for f, (pos, vals) in changed.items():
@@ -120,10 +129,16 @@ def _pack(
         tpos = tuple(pos)
         cols[f] = {"i": seen.get(tpos, pos), "v": vals}
         seen.setdefault(tpos, f)
-    for spec in cols.values():
+    for f, spec in cols.items():
         scaled = _scaled(spec["v"])
-        if scaled is not None:
-            spec["v"], spec["e"] = scaled, SCALE_DIGITS
+        if scaled is None:
+            continue
+        spec["v"], spec["e"] = scaled, SCALE_DIGITS
+        pos = spec.get("i", range(n))
+        olds = old_column(f)
+        steps = _steps(scaled, [olds[k] for k in (cols[pos]["i"] if isinstance(pos, str) else pos)])
+        if steps is not None:
+            spec["v"], spec["r"] = steps, 1
     out: dict = {"n": n, "c": cols}
     if dropped:
         out["x"] = dropped
@@ -155,11 +170,39 @@ def _scaled(vals: list) -> list | None:
     return out if len(orjson.dumps(out)) < len(orjson.dumps(vals)) else None
 
 
-def unscaled(spec: dict) -> list:
-    """The values of one column of a delta (``"e"``: sent as integers, see ``_scaled``)."""
+def _steps(scaled: list, olds: list) -> list | None:
+    """``scaled`` (``_scaled`` integers of the new values) as steps from the browser's values
+    ``olds`` (``"r"``: new = (round(old * 10**9) + step) / 10**9): a score that moves a little
+    needs fewer digits. None unless every old value of a new number is a number that both
+    Python and JS round to the same integer (never a half) and the JSON is shorter."""
+    out = []
+    for d, o in zip(scaled, olds, strict=True):
+        if d is None:
+            out.append(None)
+            continue
+        if type(o) is not float and type(o) is not int or isinstance(o, bool):
+            return None
+        x = o * _SCALE
+        if not abs(x) < 2**50:
+            return None
+        do = round(x)
+        if abs(x - do) > 0.25 or do / _SCALE != o:
+            return None
+        out.append(d - do)
+    return out if len(orjson.dumps(out)) < len(orjson.dumps(scaled)) else None
+
+
+def unscaled(spec: dict, olds: list | None = None) -> list:
+    """The values of one column of a delta (``"e"``: sent as integers, see ``_scaled``;
+    ``"r"``: as steps from ``olds``, the rows' values at the column's positions)."""
     if "e" not in spec:
         return spec["v"]
     scale = 10 ** spec["e"]
+    if spec.get("r"):
+        return [
+            None if d is None else (round(o * scale) + d) / scale
+            for d, o in zip(spec["v"], olds or [], strict=True)
+        ]
     return [None if d is None else d / scale for d in spec["v"]]
 
 
@@ -172,7 +215,8 @@ def apply_delta(rows: Rows, delta: dict) -> Rows:
         if isinstance(pos, str):
             pos = cols[pos]["i"]
         absent = set(spec.get("u", ()))
-        for k, v in zip(pos, unscaled(spec), strict=True):
+        olds = [out[k].get(f) for k in pos] if spec.get("r") else None
+        for k, v in zip(pos, unscaled(spec, olds), strict=True):
             if k not in absent:
                 out[k][f] = v
     for f, pos in delta.get("x", {}).items():

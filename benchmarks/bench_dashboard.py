@@ -43,6 +43,7 @@ from browser_utils import chromium  # noqa: E402
 
 from ml_peg_like import config_from_dict, load_dataset, raw_from_frame, score  # noqa: E402
 from ml_peg_like.dashboard.ids import ROWS_ROUTE  # noqa: E402
+from ml_peg_like.dashboard.servertiming import server_ms  # noqa: E402
 from ml_peg_like.dashboard.state import make_query  # noqa: E402
 from ml_peg_like.dashboard.tables import fmt_score  # noqa: E402
 
@@ -306,9 +307,13 @@ def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, brows
         result["first_cells_s"] = time.perf_counter() - t_spawn
         result["layout_kib"] = len(urllib.request.urlopen(url + "/_dash-layout").read()) / 1024
         sizes: list[tuple[float, int]] = []
+        served: list[float] = []  # the server's ms per answer (its Server-Timing header)
 
         def on_response(r):
             if any(u in r.url for u in EDIT_URLS):
+                ms = server_ms(r.headers)
+                if ms is not None:
+                    served.append(ms)
                 try:
                     sizes.append((time.perf_counter(), len(r.body())))
                 except Exception:  # noqa: BLE001 (a 204 has no body)
@@ -320,14 +325,14 @@ def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, brows
         page.wait_for_selector("#grid .ag-cell[col-id='o']")
         page.wait_for_timeout(500)
         page.evaluate(INSTALL)
-        times, per_edit = [], []
+        times, per_edit, server = [], [], []
         i = 0
         for _k in range(n_edits + 40):
             if len(times) >= n_edits:
                 break
             value = candidates[(i + 1) % len(candidates)]
             i += 1
-            n_before = len(sizes)
+            n_before, s_before = len(sizes), len(served)
             t_cells = timed_edit(page, raw, cfg, path, value)
             if t_cells is None:
                 continue
@@ -335,10 +340,12 @@ def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, brows
             t_resp = page.evaluate(ALL_DONE, page.evaluate("() => window.__t0"))
             times.append(max(t_cells, t_resp))
             per_edit.append(sum(b for _t, b in sizes[n_before:]))
+            server.append(sum(served[s_before:]))
         result["edit_ms"] = times
         result["median_ms"] = statistics.median(times) if times else float("nan")
         result["edit_kib"] = statistics.median(per_edit) / 1024 if per_edit else float("nan")
         result["rss_mib"] = rss_mib(proc.pid)
+        result["server_ms"] = statistics.median(server) if server else float("nan")
     finally:
         page.close()
         proc.terminate()
@@ -360,6 +367,7 @@ def _merge(runs: list[dict]) -> dict:
         out[k] = statistics.median(r[k] for r in runs)
     out["edit_ms"] = [t for r in runs for t in r["edit_ms"]]
     out["round_ms"] = [round(r["median_ms"]) for r in runs]
+    out["server_ms"] = statistics.median(r.get("server_ms", float("nan")) for r in runs)
     return out
 
 
@@ -393,6 +401,12 @@ def main(argv=None) -> int:
                     f"{r['edit_kib']:.1f} | {r['layout_kib']:.0f} | {r['rss_mib']:.0f}",
                     flush=True,
                 )
+            print(
+                f"{name} | server ms per edit (Server-Timing; the rest of the edit is the "
+                f"browser and the network) | before {before['server_ms']:.1f} | "
+                f"after {after['server_ms']:.1f}",
+                flush=True,
+            )
             ratio = " ".join(
                 f"{c}={before[c] / after[c]:.2f}" if after[c] else f"{c}=n/a" for c in cols
             )

@@ -171,6 +171,7 @@ def main(argv=None) -> int:
 
     from ml_peg_like import load_dataset
     from ml_peg_like.dashboard import create_app
+    from ml_peg_like.dashboard.servertiming import server_ms
 
     root = Path(args.data or tempfile.mkdtemp(prefix="profile-edit-"))
     for name, cfg, raw in datasets(set(args.only.split(","))):
@@ -186,12 +187,14 @@ def main(argv=None) -> int:
         metric = cfg.node(path)
         good0, bad0 = metric.good, metric.bad
         captured: list = []
+        timing: list = []  # each answer's Server-Timing (ms), as the browser received it
         with chromium() as browser:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
 
-            def on_response(r, captured=captured):
+            def on_response(r, captured=captured, timing=timing):
                 if "_dash-update-component" in r.url and r.status == 200:
                     captured.append((r.request.post_data, r.body()))
+                    timing.append(server_ms(r.headers))
 
             page.on("response", on_response)
             page.add_init_script(f"({FETCH_STAMPS})()")
@@ -234,7 +237,10 @@ def main(argv=None) -> int:
                       window.__tasks.filter(t => t[0] >= t0 - 1).map(t => [t[0] - t0, t[1]])]""",
                     t0,
                 )
-                print(f"  server (WSGI app) ms of the last POSTs {served[-3:]}")
+                print(
+                    f"  server (WSGI app) ms of the last POSTs {served[-3:]}; "
+                    f"Server-Timing of the last answers {timing[-3:]}"
+                )
                 print(f"  fetch (called, headers, parsed ms) {stamps[0]}; long tasks {stamps[1]}")
                 print(
                     f"{name} edit {k}: cells right {t_cells:.0f} ms, curve drawn "

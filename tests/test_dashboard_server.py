@@ -423,3 +423,23 @@ def test_a_forged_link_is_ignored_with_a_message(served, logs, state):
         m: fmt_score(v) for m, v in want.overall["score"].items()
     }
     assert not [x for x in logs if x.levelno >= logging.WARNING]
+
+
+def test_callback_answers_carry_their_server_time(served):
+    """``Server-Timing: app;dur=MS`` on the edit's answer (a benchmark splits server and
+    browser time with it), within the time the request took; none on the page or assets."""
+    import time
+
+    from ml_peg_like.dashboard.servertiming import server_ms
+
+    cfg, _raw, app = served
+    client = app.server.test_client()
+    payload = edit_payload(client, cfg, weights={"Regression": "2.5"})
+    t0 = time.perf_counter()
+    r = post(client, payload)
+    wall = (time.perf_counter() - t0) * 1000
+    ms = server_ms(dict(r.headers))
+    assert r.status_code == 200 and ms is not None and 0 < ms <= wall
+    assert server_ms(dict(client.get("/").headers)) is None
+    assert server_ms({"Server-Timing": "db;dur=3, app;dur=12.5"}) == 12.5
+    assert server_ms({"Server-Timing": "app;dur=x"}) is None

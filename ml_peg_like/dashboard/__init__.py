@@ -16,7 +16,7 @@ from dash import html
 from ..config import Config
 from ..raw import RawData
 from ..resources import assets_dir
-from . import firstpage, ids
+from . import firstpage, ids, servertiming
 from .cache import ScoreCache
 from .components import (
     bigrows,
@@ -174,6 +174,7 @@ def create_app(
     if sens:
         sens_view.register(app, cache)
     harden(app.server)
+    servertiming.install(app.server)  # the edit's server time, for benchmarks
     add_health(app.server, len(raw.models), len(config.metric_paths()))
     app.score_cache = cache  # for tests and benchmarks
     return app

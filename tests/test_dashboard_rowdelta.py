@@ -1,9 +1,9 @@
 """Row deltas (issue 15): only changed cells travel; the delta rebuilds the new rows exactly;
-the row cache is bounded in entries and cells."""
+the row tables are diffed as columns to the same delta; scores travel as short integers."""
 
 from __future__ import annotations
 
-from ml_peg_like.dashboard.rowdelta import RowCache, apply_delta, diff_rows, parse_row_key, row_key
+from ml_peg_like.dashboard.rowdelta import apply_delta, diff_rows, parse_row_key, row_key
 
 OLD = [
     {"model": "A", "rank": 1, "o": 0.9, "_w": {"c1": "n"}},
@@ -69,20 +69,6 @@ def test_row_key_round_trip_and_refusal():
     assert parse_row_key(row_key("jabc", "Cat/B", "")) == ("jabc", "Cat/B", "")
     for bad in (None, 3, "not json", '["a", "b"]', "[1, 2, 3]", "x" * 600_000):
         assert parse_row_key(bad) is None
-
-
-def test_row_cache_is_bounded_in_entries_and_cells():
-    c = RowCache(entries=2, cells=10)
-    rows3 = [{"a": 1, "b": 2}] * 3  # 6 cells
-    c.put("k1", rows3)
-    c.put("k2", [{"a": 1}] * 4)  # 4 cells: 10 in all
-    assert len(c) == 2 and c.n_cells == 10
-    c.put("k3", [{"a": 1}])  # over both bounds: the oldest goes
-    assert len(c) == 2 and c.n_cells == 5
-    c.put("big", [{"a": 1}] * 11)  # larger than the whole cache: not kept
-    assert len(c) == 2
-    built = []
-    assert c.get("k3", lambda: built.append(1) or []) == [{"a": 1}] and not built
 
 
 def test_auto_sends_a_small_table_whole_and_a_large_one_as_a_delta(tmp_path):
@@ -217,7 +203,7 @@ def test_scores_that_move_a_little_travel_as_steps_and_come_back_exactly():
     old = [{"model": str(k), "o": round(rng.random(), 9)} for k in range(n)]
     old[7]["o"] = None
     new = [dict(r) for r in old]
-    for k, r in enumerate(new):
+    for r in new:
         r["o"] = round((r["o"] or 0.25) + rng.uniform(-1e-3, 1e-3), 9)
     d = diff_rows(old, new, "model")
     assert d["c"]["o"]["e"] == 9 and "r" not in d["c"]["o"]  # row 7 had no number to step from

@@ -3,8 +3,9 @@
 The server keeps no per-user state. The browser holds, beside the grid, the key of the state its
 rows show (:func:`row_key`: the encoded changes, the view and the encoded model filter). On an
 edit the server rebuilds the rows of that state (a bounded cache usually holds them: they were the
-previous answer) and of the new state with the same builder, and sends :func:`diff_rows` of the
-two: any field a row carries (today's or one added later) is compared, so new columns pass through.
+previous answer) and of the new state with the same builder, and sends :func:`diff_columns` of the
+two (``components/rowsync.py``; :func:`diff_rows` is the same on row dicts): any field a row
+carries (today's or one added later) is compared, so new columns pass through.
 
 A delta is ``{"n": rows, "c": {field: {"i": [row positions], "v": [values]}}, "x": {field:
 [row positions]}}``: positions index the rows of the last full ``rowData`` (the grid's insertion
@@ -13,22 +14,16 @@ order; sorting and filtering do not change it); ``"i"`` is omitted when most row
 earlier field when the positions are the same as that field's (columns of one edit change on the
 same rows); ``"e": 9`` says the values are integers times 10**9 (floats of at most 9
 decimals: shorter) and ``"r": 1`` that they are steps from the row's current value (a
-score that moves a little: fewer digits); ``x`` lists fields a row no longer has. ``assets/rowdelta.js`` merges it into the grid's rows.
+score that moves a little: fewer digits); ``x`` lists fields a row no longer has.
+``assets/rowdelta.js`` merges it into the grid's rows.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 
 import orjson
-
-#: row caches, per worker process: at most this many row sets and this many cells in all
-#: (a cell is one field of one row: ~100 bytes as Python objects, so ~50 MB at most)
-ROW_CACHE_ENTRIES = 8
-ROW_CACHE_CELLS = 500_000
 
 Rows = list[dict]
 
@@ -223,44 +218,3 @@ def apply_delta(rows: Rows, delta: dict) -> Rows:
         for k in pos:
             out[k].pop(f, None)
     return out
-
-
-class RowCache:
-    """A small LRU of row sets by key, bounded in entries and in cells (see the constants)."""
-
-    def __init__(self, entries: int = ROW_CACHE_ENTRIES, cells: int = ROW_CACHE_CELLS):
-        self.entries, self.cells = entries, cells
-        self._memo: OrderedDict[Hashable, tuple[Rows, int]] = OrderedDict()
-        self._cells = 0
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable, build: Callable[[], Rows]) -> Rows:
-        with self._lock:
-            hit = self._memo.get(key)
-            if hit is not None:
-                self._memo.move_to_end(key)
-                return hit[0]
-        rows = build()
-        self.put(key, rows)
-        return rows
-
-    def put(self, key: Hashable, rows: Rows) -> None:
-        size = sum(len(r) for r in rows)
-        if size > self.cells:
-            return
-        with self._lock:
-            old = self._memo.pop(key, None)
-            if old is not None:
-                self._cells -= old[1]
-            self._memo[key] = (rows, size)
-            self._cells += size
-            while len(self._memo) > self.entries or self._cells > self.cells:
-                _k, (_r, n) = self._memo.popitem(last=False)
-                self._cells -= n
-
-    def __len__(self) -> int:
-        return len(self._memo)
-
-    @property
-    def n_cells(self) -> int:
-        return self._cells

@@ -22,7 +22,7 @@ from dash import ClientsideFunction, Input, Output, dcc, no_update
 from .. import ids
 from ..cache import ScoreCache
 from ..rowblock import RowTable
-from ..rowdelta import RowCache, diff_columns, parse_row_key, row_key
+from ..rowdelta import diff_columns, parse_row_key, row_key
 from ..state import (
     clean_changes,
     decode_changes,
@@ -114,7 +114,6 @@ class RowSync:
         self.cache = cache
         self.build = build
         self.deltas = deltas
-        self.rows = RowCache()
         # INFINITE: the rows of an edit's new key are built while its response travels and
         # the browser draws it, so that the grid's fetch of its blocks finds them built
         self._pool: ThreadPoolExecutor | None = None
@@ -123,15 +122,10 @@ class RowSync:
         self._tables: OrderedDict[str, Any] = OrderedDict()
         self._sizes: OrderedDict[str, int] = OrderedDict()  # row JSON bytes per view + filter
 
-    def rows_of(
-        self, key: str, changes_key: str, scores, view: str, models, rank_shown: bool
-    ) -> list[dict]:
-        return self.rows.get(key, lambda: self.build(changes_key, scores, view, models, rank_shown))
-
     def table_of(
         self, key: str, changes_key: str, scores, view: str, models, rank_shown: bool
     ) -> RowTable:
-        """The rows of ``key`` as columns (``INFINITE``), the last :data:`TABLES` kept."""
+        """The rows of ``key`` as columns, the last :data:`TABLES` kept."""
         with self._lock:
             hit = self._tables.get(key)
             if hit is not None:
@@ -145,7 +139,7 @@ class RowSync:
         return table
 
     def prebuild(self, key: str, *args) -> None:
-        """Build the rows of ``key`` (``rows_of``'s arguments) in a background thread: at most
+        """Build the rows of ``key`` (``table_of``'s arguments) in a background thread: at most
         ``PREBUILDS`` at a time, else not at all (the fetch builds them)."""
         with self._lock:
             if key in self._pending or len(self._pending) >= PREBUILDS:
@@ -170,12 +164,12 @@ class RowSync:
                 return fut.result(timeout=60)
             except Exception:  # noqa: BLE001 (built again below, where errors are handled)
                 pass
-        old = self._old_rows(key, table=True)
+        old = self._old_rows(key)
         return None if old is None else old[1]
 
-    def _old_rows(self, shown: Any, table: bool = False) -> tuple[str, Any] | None:
-        """The rows the browser shows, rebuilt from its key (None when it is not readable);
-        ``table``: as columns."""
+    def _old_rows(self, shown: Any) -> tuple[str, RowTable] | None:
+        """(view key, rows as columns) the browser shows, rebuilt from its key (None when it
+        is not readable)."""
         parts = parse_row_key(shown)
         if parts is None:
             return None
@@ -194,8 +188,7 @@ class RowSync:
         if encode_filters(filters) != f:
             return None
         models = filtered_models(filters, c.models, c.attr_values)
-        rows_of = self.table_of if table else self.rows_of
-        return view_key, rows_of(shown, s, scores, view, models, rank_shown)
+        return view_key, self.table_of(shown, s, scores, view, models, rank_shown)
 
     def output(
         self,
@@ -227,7 +220,7 @@ class RowSync:
         # dicts of 1,000 rows and their comparison were ~20 ms of a 1,000 x 1,000 edit)
         new = self.table_of(key, changes_key, scores, view, models, rank_shown)
         out["rowkey"] = key
-        old = self._old_rows(shown, table=True)
+        old = self._old_rows(shown)
         delta = None
         if old is not None and old[0] == view_key and old[1].models == new.models:
             delta = diff_columns(old[1].columns(), new.columns(), len(new))

@@ -166,6 +166,11 @@ def main(argv=None) -> int:
     p.add_argument("--sort", default="cumulative", help="cProfile order (cumulative, tottime)")
     p.add_argument("--js", action="store_true", help="V8 CPU profile of the last edit (CDP)")
     p.add_argument("--show", default="", help="id.prop of outputs to print (comma-separated)")
+    p.add_argument(
+        "--dev-bundles",
+        action="store_true",
+        help="serve Dash's unminified bundles (readable names in --js; slower JS)",
+    )
     args = p.parse_args(argv)
     from werkzeug.serving import make_server
 
@@ -178,6 +183,14 @@ def main(argv=None) -> int:
         d = write_dataset(name, cfg, raw, root)
         cfg, raw = load_dataset(d)
         app = create_app(cfg, raw, robustness=False, deltas=not args.full_table and "auto")
+        if args.dev_bundles:  # readable function names; no props check, no devtools UI
+            app.enable_dev_tools(
+                debug=False,
+                dev_tools_ui=False,
+                dev_tools_props_check=False,
+                dev_tools_serve_dev_bundles=True,
+                dev_tools_hot_reload=False,
+            )
         served: list[float] = []  # ms in the WSGI app per POST (the server's own time)
         app.server.wsgi_app = timed_posts(app.server.wsgi_app, served)
         srv = make_server("127.0.0.1", 0, app.server, threaded=True)

@@ -8,12 +8,14 @@ carries them, so the server keeps no per-user state and any number of workers ag
 from __future__ import annotations
 
 import gc
+import threading
 from pathlib import Path
 
 import dash
 from dash import html
 
 from ..config import Config
+from ..lazy import warm
 from ..raw import RawData
 from ..resources import assets_dir
 from . import firstpage, ids
@@ -41,6 +43,9 @@ from .jobs import make_manager
 from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
 from .state import Q_SORT
 from .tables import REASON_TIPS, column_defs, row_data
+
+#: imported on first use (``lazy.py``), warmed once the server listens (:func:`run_app`)
+WARM_MODULES = ("pandas",)
 
 __all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", "run_app", "serve"]
 
@@ -207,6 +212,7 @@ def run_app(
     gc.freeze()
     gc.enable()  # ``ml-peg-like serve`` starts with the collector off (cli/serve.py)
     if workers and workers > 1:
+        warm(*WARM_MODULES)  # before the fork: the workers share its pages
         try:
             from gunicorn.app.base import BaseApplication
         except ImportError:  # pragma: no cover
@@ -227,5 +233,8 @@ def run_app(
 
             _App().run()
             return 0
+    # while the browser loads the page's scripts (~0.4 s), this process has nothing to do: the
+    # modules the first page does not need are imported then, not on the first edit that does
+    threading.Thread(target=warm, args=WARM_MODULES, name="warm-imports", daemon=True).start()
     app.run(host=host, port=port, debug=debug)
     return 0

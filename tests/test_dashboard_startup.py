@@ -164,9 +164,9 @@ def _synthetic(n_models: int, n_cat: int, n_bench: int, n_metric: int, seed: int
 
 def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path):
     """Data with a binary raw cache (a raw file above ``rawcache.MIN_BYTES``): in a fresh
-    interpreter ``ml-peg-like serve DIR`` makes the app and answers the first page's requests
-    without importing pandas (``lazy.py``); once it serves, a background thread imports it, so
-    the first edit or export finds it loaded. The lazy stand-in behaves as the module."""
+    interpreter ``ml-peg-like serve DIR`` makes the app and answers the page, its scripts and
+    ``/health`` without importing pandas (``lazy.py``); the layout's route imports it first
+    (``warm.py``), and the server's background thread imports it once it serves."""
     from ml_peg_like import dump_config, load_dataset, rawcache
 
     cfg, raw = _synthetic(120, 3, 4, 10)
@@ -178,7 +178,7 @@ def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path):
     load_dataset(data)  # builds the cache
     code = textwrap.dedent(
         f"""
-        import json, sys, threading
+        import json, re, sys, threading
         import dash
         import ml_peg_like.dashboard as d
         from ml_peg_like.cli import main
@@ -187,18 +187,21 @@ def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path):
         real_run_app = d.run_app
         def run_app(app, **kw):
             client = app.server.test_client()
-            seen["status"] = [client.get(p).status_code for p in
-                              ("/", "/_dash-layout", "/_dash-dependencies", "/health")]
+            page = client.get("/").get_data(as_text=True)
+            script = re.findall(r'<script src="([^"]+)"', page)[0]
+            seen["static"] = [client.get(p).status_code for p in ("/health", script)]
             seen["at_serve"] = "pandas" in sys.modules
+            seen["layout"] = client.get("/_dash-layout").status_code
+            seen["after_layout"] = "pandas" in sys.modules
             def run(self, *a, **k):
                 for t in threading.enumerate():
                     if t.name == "warm-imports":
                         t.join()
+                seen["warmed"] = app.warmer.done.is_set()
             dash.Dash.run = run
             return real_run_app(app, **kw)
         d.run_app = run_app
         seen["exit"] = main(["serve", {str(data)!r}, "--port", "0"])
-        seen["warmed"] = "pandas" in sys.modules
         pd = lazy_module("pandas")
         seen["lazy_is_module"] = pd is sys.modules["pandas"]
         print(json.dumps(seen))
@@ -209,12 +212,60 @@ def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path):
     )
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen == {
-        "status": [200, 200, 200, 200],
+        "static": [200, 200],
         "at_serve": False,
-        "exit": 0,
+        "layout": 200,
+        "after_layout": True,
         "warmed": True,
+        "exit": 0,
         "lazy_is_module": True,
     }
+
+
+def test_dynamic_routes_wait_for_the_warm_imports(tmp_path, monkeypatch):
+    """While the warm import runs (a module that blocks until the test lets it go), the page, a
+    script and ``/health`` answer; the layout's request waits for the import to end (a
+    half-imported pandas breaks Plotly's JSON encoder: the 400 this prevents)."""
+    import builtins
+    import threading
+
+    from ml_peg_like.dashboard import warm
+
+    gate = threading.Event()
+    monkeypatch.setattr(builtins, "_mpl_warm_test_gate", gate, raising=False)
+    (tmp_path / "mpl_slow_module.py").write_text(
+        "import builtins\nbuiltins._mpl_warm_test_gate.wait(30)\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "mpl_slow_module", raising=False)
+    cfg, raw = small_dataset(tmp_path)
+    app = create_app(cfg, raw)
+    app.warmer.names = ("mpl_slow_module",)
+    client = app.server.test_client()
+    thread = app.warmer.start()
+    try:
+        page = client.get("/")
+        script = re.findall(r'<script src="([^"]+)"', page.get_data(as_text=True))[0]
+        assert [page.status_code, client.get(script).status_code] == [200, 200]
+        assert client.get("/health").status_code == 200
+        assert not app.warmer.done.is_set()
+        got = {}
+        asker = threading.Thread(
+            target=lambda: got.update(layout=client.get("/_dash-layout").status_code)
+        )
+        asker.start()
+        asker.join(0.3)
+        assert got == {} and asker.is_alive()  # waiting for the import
+    finally:
+        gate.set()
+    asker.join(30)
+    thread.join(30)
+    assert got == {"layout": 200} and app.warmer.done.is_set()
+    assert [warm.needs_warm(p) for p in ("/", "/health", "/_dash-layout")] == [False, False, True]
+    assert warm.needs_warm("/_dash-update-component") and warm.needs_warm("/_mpl/rows")
+    assert not warm.needs_warm("/_dash-component-suites/dash/dcc/async-dropdown.js")
+    assert warm.needs_warm("/app/_dash-layout", "/app/")
+    assert not warm.needs_warm("/app/assets/style.css", "/app/")
 
 
 def test_a_lazy_module_imports_on_first_use():

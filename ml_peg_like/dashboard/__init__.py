@@ -8,17 +8,15 @@ carries them, so the server keeps no per-user state and any number of workers ag
 from __future__ import annotations
 
 import gc
-import threading
 from pathlib import Path
 
 import dash
 from dash import html
 
 from ..config import Config
-from ..lazy import warm
 from ..raw import RawData
 from ..resources import assets_dir
-from . import firstpage, ids
+from . import firstpage, ids, warm
 from .cache import ScoreCache
 from .components import (
     bigrows,
@@ -43,9 +41,6 @@ from .jobs import make_manager
 from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
 from .state import Q_SORT
 from .tables import REASON_TIPS, column_defs, row_data
-
-#: imported on first use (``lazy.py``), warmed once the server listens (:func:`run_app`)
-WARM_MODULES = ("pandas",)
 
 __all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", "run_app", "serve"]
 
@@ -179,6 +174,7 @@ def create_app(
     if sens:
         sens_view.register(app, cache)
     harden(app.server)
+    app.warmer = warm.install(app)  # pandas: imported while the first page loads (warm.py)
     add_health(app.server, len(raw.models), len(config.metric_paths()))
     app.score_cache = cache  # for tests and benchmarks
     return app
@@ -211,8 +207,10 @@ def run_app(
     not walk it again, and gunicorn's forked workers do not copy its pages by touching them."""
     gc.freeze()
     gc.enable()  # ``ml-peg-like serve`` starts with the collector off (cli/serve.py)
+    warmer = getattr(app, "warmer", None)
     if workers and workers > 1:
-        warm(*WARM_MODULES)  # before the fork: the workers share its pages
+        if warmer is not None:
+            warmer()  # before the fork: the workers share its pages
         try:
             from gunicorn.app.base import BaseApplication
         except ImportError:  # pragma: no cover
@@ -233,8 +231,9 @@ def run_app(
 
             _App().run()
             return 0
-    # while the browser loads the page's scripts (~0.4 s), this process has nothing to do: the
-    # modules the first page does not need are imported then, not on the first edit that does
-    threading.Thread(target=warm, args=WARM_MODULES, name="warm-imports", daemon=True).start()
+    if warmer is not None:
+        # while the browser loads the page's scripts (~0.4 s), this process has little to do:
+        # what the first page does not need is imported then, not on the first edit (warm.py)
+        warmer.start()
     app.run(host=host, port=port, debug=debug)
     return 0

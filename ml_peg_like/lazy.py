@@ -15,16 +15,23 @@ from types import ModuleType
 
 
 class _LazyModule:
-    __slots__ = ("_name",)
+    __slots__ = ("_name", "_module")
 
     def __init__(self, name: str) -> None:
         self._name = name
+        self._module = None
+
+    def _load(self) -> ModuleType:
+        mod = self._module
+        if mod is None:  # kept once fully imported: later reads cost one attribute lookup
+            mod = self._module = importlib.import_module(self._name)
+        return mod
 
     def __getattr__(self, attr: str):
-        return getattr(importlib.import_module(self._name), attr)
+        return getattr(self._load(), attr)
 
     def __dir__(self):
-        return dir(importlib.import_module(self._name))
+        return dir(self._load())
 
     def __repr__(self) -> str:
         return f"<lazy module {self._name!r}>"

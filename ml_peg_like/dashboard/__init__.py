@@ -205,12 +205,13 @@ def run_app(
     imports, the data, the layout: ~10^5 objects that live as long as the process) moves to
     the collector's permanent generation first (``gc.freeze``): collections during requests do
     not walk it again, and gunicorn's forked workers do not copy its pages by touching them."""
+    warmer = getattr(app, "warmer", None)
+    forks = bool(workers and workers > 1)
+    if forks and warmer is not None:
+        warmer()  # before the fork (and the freeze): the workers share its pages
     gc.freeze()
     gc.enable()  # ``ml-peg-like serve`` starts with the collector off (cli/serve.py)
-    warmer = getattr(app, "warmer", None)
-    if workers and workers > 1:
-        if warmer is not None:
-            warmer()  # before the fork: the workers share its pages
+    if forks:
         try:
             from gunicorn.app.base import BaseApplication
         except ImportError:  # pragma: no cover

@@ -9,7 +9,8 @@ server's wall time to ``/health`` and its CPU time (user + system, /proc) at tha
 RSS; the browser's wall time from navigation to the first overall cell (``performance.now()``
 of the first DOM mutation that shows one) and the renderer main thread's CPU time until then (the
 thread time of its top-level tasks in a Chrome trace). ``--base CHECKOUT`` (a directory holding
-another version's ``ml_peg_like``) runs that version interleaved with this one and prints both.
+another version's ``ml_peg_like``) runs that version interleaved with this one and prints both;
+``--no-trace`` leaves the trace out (its overhead inflates the browser's wall times).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def _main_thread_cpu_s(trace_path: str, until_ms: float) -> float:
     )
 
 
-def measure(browser, data: Path, base: str | None) -> dict:
+def measure(browser, data: Path, base: str | None, trace_browser: bool = True) -> dict:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -107,20 +108,23 @@ def measure(browser, data: Path, base: str | None) -> dict:
             "server_cpu_s": _cpu_s(proc.pid),
             "rss_ready_mib": _rss_mib(proc.pid),
         }
-        browser.start_tracing(page=page, path=trace)
+        if trace_browser:
+            browser.start_tracing(page=page, path=trace)
         page.goto(url)
         page.wait_for_selector("#grid .ag-cell[col-id='o']", timeout=120_000)
         out["cells_from_spawn_s"] = time.perf_counter() - t0
         cells_ms = page.evaluate("() => window.__cells")
-        browser.stop_tracing()
         out["cells_from_navigation_s"] = cells_ms / 1000
-        out["main_thread_cpu_s"] = _main_thread_cpu_s(trace, cells_ms)
+        if trace_browser:
+            browser.stop_tracing()
+            out["main_thread_cpu_s"] = _main_thread_cpu_s(trace, cells_ms)
         return out
     finally:
         page.close()
         proc.terminate()
         proc.wait(timeout=20)
-        os.unlink(trace)
+        if os.path.exists(trace):
+            os.unlink(trace)
 
 
 def main(argv=None) -> int:
@@ -128,13 +132,18 @@ def main(argv=None) -> int:
     p.add_argument("data", type=Path, help="a dataset directory (config.yml + raw_metrics.csv)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--base", default=None, help="a checkout of another version, run interleaved")
+    p.add_argument(
+        "--no-trace",
+        action="store_true",
+        help="no Chrome trace (wall times without its overhead; no main-thread CPU time)",
+    )
     args = p.parse_args(argv)
     variants = [("this", None)] + ([("base", str(Path(args.base).resolve()))] if args.base else [])
     runs: dict[str, list[dict]] = {name: [] for name, _ in variants}
     with chromium() as browser:
         for _ in range(args.rounds):
             for name, base in variants:
-                runs[name].append(measure(browser, args.data, base))
+                runs[name].append(measure(browser, args.data, base, not args.no_trace))
                 print(name, {k: round(v, 3) for k, v in runs[name][-1].items()}, flush=True)
     print("medians over", args.rounds, "rounds")
     for name, rs in runs.items():

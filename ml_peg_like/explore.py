@@ -18,11 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from .config import Benchmark, Category, Config, Metric
 from .errors import ConfigError, Problem
+from .lazy import lazy_module
 from .scoring import Scores
+
+pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 HIGHER = "higher"
 LOWER = "lower"

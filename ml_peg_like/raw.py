@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from . import rawcache
 from .config import Config, ModelRef, load_config
 from .errors import DataError, Problem
 from .files import megabytes, read_limited
+from .lazy import lazy_module
+
+pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 MISSING_TOKENS = {"", "nan", "na", "n/a", "null", "none"}
 MAX_REPORTED = 25

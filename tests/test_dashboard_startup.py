@@ -1,4 +1,5 @@
-"""The fast start (issue 15): what ``ml-peg-like serve`` imports before it serves, the collector
+"""The fast start (issue 15): what ``ml-peg-like serve`` imports before it serves (no pandas with
+a binary raw cache), the layout and callbacks preloaded by the page's head, the collector
 off during the start and frozen before serving, the async chunks the first page loads with its
 scripts (the grid's, the dropdown's, the upload's; never Plotly's), the score memo's bound in
 bytes and the malloc settings of the serve process."""
@@ -29,7 +30,7 @@ from ml_peg_like import config_from_dict, raw_from_frame, score
 from ml_peg_like.cli import serve as cli_serve
 from ml_peg_like.dashboard import create_app
 from ml_peg_like.dashboard.cache import CACHE_BYTES, ScoreCache, entry_bytes
-from ml_peg_like.dashboard.firstpage import EAGER_CHUNKS
+from ml_peg_like.dashboard.firstpage import EAGER_CHUNKS, PRELOADS
 from ml_peg_like.dashboard.state import make_query
 
 #: modules the first page never uses: the export writers' workbook library, the converters and
@@ -119,6 +120,24 @@ def test_the_first_page_loads_the_grid_and_dropdown_chunks_with_its_scripts(tmp_
     assert client.get("/?v=Classification%2FIris").get_data(as_text=True).count("async-") == 3
 
 
+def test_the_first_page_preloads_its_layout_and_callbacks(tmp_path):
+    """The page's head asks for the layout and the callbacks (what the renderer fetches once its
+    scripts ran), with the renderer's request mode, on every page (a link's too); what it asks
+    for is what the renderer gets."""
+    cfg, raw = small_dataset(tmp_path)
+    client = create_app(cfg, raw).server.test_client()
+    for query in ("", "?v=Classification%2FIris&sort=n1.desc"):
+        html = client.get("/" + query).get_data(as_text=True)
+        head = html[: html.index("</head>")]
+        links = re.findall(r"<link ([^>]*)>", head)
+        preloads = [a for a in links if 'rel="preload"' in a]
+        assert [re.search(r'href="([^"]+)"', a)[1] for a in preloads] == [f"/{p}" for p in PRELOADS]
+        assert all('as="fetch"' in a and 'crossorigin="anonymous"' in a for a in preloads)
+    for path in PRELOADS:
+        r = client.get("/" + path)
+        assert r.status_code == 200 and r.is_json and r.get_json()
+
+
 def _synthetic(n_models: int, n_cat: int, n_bench: int, n_metric: int, seed: int = 3):
     cats = {
         f"C{i}": {
@@ -141,6 +160,131 @@ def _synthetic(n_models: int, n_cat: int, n_bench: int, n_metric: int, seed: int
     )
     wide.insert(0, "model", [f"m{i}" for i in range(n_models)])
     return cfg, raw_from_frame(wide, cfg)
+
+
+def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path):
+    """Data with a binary raw cache (a raw file above ``rawcache.MIN_BYTES``): in a fresh
+    interpreter ``ml-peg-like serve DIR`` makes the app and answers the page, its scripts and
+    ``/health`` without importing pandas (``lazy.py``); the layout's route imports it first
+    (``warm.py``), and the server's background thread imports it once it serves."""
+    from ml_peg_like import dump_config, load_dataset, rawcache
+
+    cfg, raw = _synthetic(120, 3, 4, 10)
+    data = tmp_path / "cached"
+    data.mkdir()
+    (data / "config.yml").write_text(dump_config(cfg), encoding="utf-8")
+    raw.to_long(cfg).to_csv(data / "raw_metrics.csv", index=False, float_format="%.10g")
+    assert (data / "raw_metrics.csv").stat().st_size > rawcache.MIN_BYTES
+    load_dataset(data)  # builds the cache
+    code = textwrap.dedent(
+        f"""
+        import json, re, sys, threading
+        import dash
+        import ml_peg_like.dashboard as d
+        from ml_peg_like.cli import main
+        from ml_peg_like.lazy import lazy_module
+        seen = {{}}
+        real_run_app = d.run_app
+        def run_app(app, **kw):
+            client = app.server.test_client()
+            page = client.get("/").get_data(as_text=True)
+            script = re.findall(r'<script src="([^"]+)"', page)[0]
+            seen["static"] = [client.get(p).status_code for p in ("/health", script)]
+            seen["at_serve"] = "pandas" in sys.modules
+            seen["layout"] = client.get("/_dash-layout").status_code
+            seen["after_layout"] = "pandas" in sys.modules
+            def run(self, *a, **k):
+                for t in threading.enumerate():
+                    if t.name == "warm-imports":
+                        t.join()
+                seen["warmed"] = app.warmer.done.is_set()
+            dash.Dash.run = run
+            return real_run_app(app, **kw)
+        d.run_app = run_app
+        seen["exit"] = main(["serve", {str(data)!r}, "--port", "0"])
+        pd = lazy_module("pandas")
+        seen["lazy_is_module"] = pd is sys.modules["pandas"]
+        print(json.dumps(seen))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen == {
+        "static": [200, 200],
+        "at_serve": False,
+        "layout": 200,
+        "after_layout": True,
+        "warmed": True,
+        "exit": 0,
+        "lazy_is_module": True,
+    }
+
+
+def test_dynamic_routes_wait_for_the_warm_imports(tmp_path, monkeypatch):
+    """While the warm import runs (a module that blocks until the test lets it go), the page, a
+    script and ``/health`` answer; the layout's request waits for the import to end (a
+    half-imported pandas breaks Plotly's JSON encoder: the 400 this prevents)."""
+    import builtins
+    import threading
+
+    from ml_peg_like.dashboard import warm
+
+    gate = threading.Event()
+    monkeypatch.setattr(builtins, "_mpl_warm_test_gate", gate, raising=False)
+    (tmp_path / "mpl_slow_module.py").write_text(
+        "import builtins\nbuiltins._mpl_warm_test_gate.wait(30)\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "mpl_slow_module", raising=False)
+    cfg, raw = small_dataset(tmp_path)
+    app = create_app(cfg, raw)
+    app.warmer.names = ("mpl_slow_module",)
+    client = app.server.test_client()
+    thread = app.warmer.start()
+    try:
+        page = client.get("/")
+        script = re.findall(r'<script src="([^"]+)"', page.get_data(as_text=True))[0]
+        assert [page.status_code, client.get(script).status_code] == [200, 200]
+        assert client.get("/health").status_code == 200
+        assert not app.warmer.done.is_set()
+        got = {}
+        asker = threading.Thread(
+            target=lambda: got.update(layout=client.get("/_dash-layout").status_code)
+        )
+        asker.start()
+        asker.join(0.3)
+        assert got == {} and asker.is_alive()  # waiting for the import
+    finally:
+        gate.set()
+    asker.join(30)
+    thread.join(30)
+    assert got == {"layout": 200} and app.warmer.done.is_set()
+    assert [warm.needs_warm(p) for p in ("/", "/health", "/_dash-layout")] == [False, False, True]
+    assert warm.needs_warm("/_dash-update-component") and warm.needs_warm("/_mpl/rows")
+    assert not warm.needs_warm("/_dash-component-suites/dash/dcc/async-dropdown.js")
+    assert warm.needs_warm("/app/_dash-layout", "/app/")
+    assert not warm.needs_warm("/app/assets/style.css", "/app/")
+
+
+def test_a_lazy_module_imports_on_first_use():
+    """``lazy_module``'s stand-in imports its module when an attribute is first read."""
+    code = textwrap.dedent(
+        """
+        import json, sys
+        from ml_peg_like.lazy import lazy_module
+        fr = lazy_module("fractions")
+        seen = [("fractions" in sys.modules)]
+        half = fr.Fraction(1, 2)
+        seen += ["fractions" in sys.modules, str(half + fr.Fraction(1, 3)), "Fraction" in dir(fr)]
+        print(json.dumps(seen))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, True, "5/6", True]
 
 
 def test_the_score_memo_holds_at_most_its_bytes():
@@ -222,11 +366,17 @@ def test_first_page_default_and_linked_state(tmp_path):
                  .map(e => [new URL(e.name).pathname, e.startTime])"""
         )
         loaded = [u for u, _t in entries]
-        layout_asked = next(t for u, t in entries if u == "/_dash-layout")
+        scripts_done = page.evaluate(
+            """() => performance.getEntriesByType('resource')
+                 .find(e => e.name.includes('dash_renderer')).responseEnd"""
+        )
         for ns, path in EAGER_CHUNKS:
             assert loaded.count(_chunk_url(ns, path)) == 1, (path, loaded)
             # with the page's scripts, not after the renderer has drawn the layout
-            assert next(t for u, t in entries if u == _chunk_url(ns, path)) < layout_asked
+            assert next(t for u, t in entries if u == _chunk_url(ns, path)) < scripts_done
+        for path in PRELOADS:  # preloaded with the scripts, and the renderer used the preload
+            assert loaded.count("/" + path) == 1, (path, loaded)
+            assert next(t for u, t in entries if u == "/" + path) < scripts_done
         assert not [u for u in loaded if "plotly" in u or "async-graph" in u]
         assert all(s == 204 for s in seen.callback_statuses), seen.callback_statuses
         assert seen.problems == []

@@ -16,7 +16,7 @@ from dash import html
 from ..config import Config
 from ..raw import RawData
 from ..resources import assets_dir
-from . import firstpage, ids, servertiming
+from . import firstpage, ids, servertiming, warm
 from .cache import ScoreCache
 from .components import (
     bigrows,
@@ -175,6 +175,7 @@ def create_app(
         sens_view.register(app, cache)
     harden(app.server)
     servertiming.install(app.server)  # the edit's server time, for benchmarks
+    app.warmer = warm.install(app)  # pandas: imported while the first page loads (warm.py)
     add_health(app.server, len(raw.models), len(config.metric_paths()))
     app.score_cache = cache  # for tests and benchmarks
     return app
@@ -205,9 +206,13 @@ def run_app(
     imports, the data, the layout: ~10^5 objects that live as long as the process) moves to
     the collector's permanent generation first (``gc.freeze``): collections during requests do
     not walk it again, and gunicorn's forked workers do not copy its pages by touching them."""
+    warmer = getattr(app, "warmer", None)
+    forks = bool(workers and workers > 1)
+    if forks and warmer is not None:
+        warmer()  # before the fork (and the freeze): the workers share its pages
     gc.freeze()
     gc.enable()  # ``ml-peg-like serve`` starts with the collector off (cli/serve.py)
-    if workers and workers > 1:
+    if forks:
         try:
             from gunicorn.app.base import BaseApplication
         except ImportError:  # pragma: no cover
@@ -228,5 +233,9 @@ def run_app(
 
             _App().run()
             return 0
+    if warmer is not None:
+        # while the browser loads the page's scripts (~0.4 s), this process has little to do:
+        # what the first page does not need is imported then, not on the first edit (warm.py)
+        warmer.start()
     app.run(host=host, port=port, debug=debug)
     return 0

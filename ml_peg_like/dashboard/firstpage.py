@@ -42,13 +42,31 @@ def eager_scripts(prefix: str = "/") -> str:
     )
 
 
+#: what Dash's renderer fetches once its scripts ran (the page's layout and its callbacks)
+PRELOADS = ("_dash-layout", "_dash-dependencies")
+
+
+def preload_links(prefix: str = "/") -> str:
+    """``<link rel=preload>`` of :data:`PRELOADS`: the browser asks for them with the scripts
+    and the server builds them while the scripts load (it has nothing else to do then), so the
+    renderer's own requests find their answers in the browser's memory cache instead of waiting
+    for the server once the ~3 MB of scripts ran. ``crossorigin`` makes the preload's request
+    mode and credentials those of the renderer's ``fetch`` (same origin), so the two match."""
+    return "".join(
+        f'<link rel="preload" href="{prefix}{path}" as="fetch" crossorigin="anonymous">'
+        for path in PRELOADS
+    )
+
+
 def install(app, lazy_when: tuple[str, ...] = ()) -> None:
     """Serve ``app``'s page with the eager chunks right after its scripts (before the renderer
-    starts: the first render finds them), unless the request's query has one of ``lazy_when``."""
+    starts: the first render finds them), unless the request's query has one of ``lazy_when``,
+    and with the layout and callbacks preloaded (:func:`preload_links`)."""
     prefix = app.config.requests_pathname_prefix
     interpolate = app.interpolate_index
 
     def interpolate_index(**kw):
+        kw["metas"] = kw.get("metas", "") + preload_links(prefix)
         if not any(flask.request.args.get(k) for k in lazy_when):
             kw["scripts"] = kw.get("scripts", "") + eager_scripts(prefix)
         return interpolate(**kw)

@@ -15,13 +15,15 @@ import zipfile
 from pathlib import Path
 
 import orjson
-import pandas as pd
 
+from ..lazy import lazy_module
 from ..models import display_names
 from ..scoring import Scores
 from .latex import report_latex
 from .report import Report, build_report, neutralise_text
 from .xlsx import report_xlsx
+
+pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 __all__ = [
     "FORMATS",

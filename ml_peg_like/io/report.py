@@ -17,13 +17,15 @@ from importlib import metadata
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..config import Config
 from ..config.nodes import to_yaml_value
+from ..lazy import lazy_module
 from ..models import display_names
 from ..numfmt import SCORE_DIGITS, clean_digits, shortest
 from ..scoring import Scores, rank_change, ranks_or_none
+
+pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 RANK, NAME, KEY = "Rank", "Model", "Key"
 OVERALL, COVERAGE, CHANGE = "Overall", "Coverage", "Rank change vs defaults"

@@ -11,11 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..aggregation import weighted_mean
 from ..config import Config
 from ..errors import MlPegLikeError, Problem
+from ..lazy import lazy_module
 from ..raw import RawData
 from ..scoring import (
     TIE_DECIMALS,
@@ -37,6 +37,8 @@ from .statistics import (
     row_ranks,
     spearman_rho,
 )
+
+pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 DEFAULT_SAMPLES = 1000
 DEFAULT_CONCENTRATION = 50.0

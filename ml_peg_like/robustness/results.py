@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..config import Config
 from ..io.export import safe_frame
+from ..lazy import lazy_module
+
+pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 
 def _clean(v):

@@ -10,14 +10,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 
 from ..aggregation import shown_weights, weighted_mean
 from ..config import Config
+from ..lazy import lazy_module
 from ..raw import RawData
 from .instances import normalise_instances
 from .plan import Plan, compile_config, normalise
 from .vetoes import apply_vetoes, find_vetoes
+
+pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 #: scores equal to this many decimals tie (ranks here, and every other comparison of scores:
 #: robustness, sensitivity)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..config import Config
 from ..errors import ConfigError, Problem
+from ..lazy import lazy_module
 from ..scoring import Scores, score_values
 from .dominance import dominance_of
 from .families import WeightFamily, levels_of, param_families
 from .walk import global_interval, leader_intervals, nearest_first
+
+pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 
 def _scores(values, models, cfg: Config, instances=None) -> Scores:

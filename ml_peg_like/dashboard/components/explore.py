@@ -12,15 +12,17 @@ from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
-import pandas as pd
 from dash import ALL, Input, Output, Patch, ctx, dcc, html, no_update
 
 from ... import explore as ex
 from ...errors import ConfigError
+from ...lazy import lazy_module
 from .. import ids
 from ..figures import point_trace_type
 from ..tables import fmt_raw, fmt_score
 from . import compare, modelcard, plots
+
+pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 PAGES = (ids.PAGE_EXPLORE, ids.PAGE_COMPARE)
 Q_X, Q_Y, Q_C, Q_AXES, Q_IMG, Q_MODELS = "x", "y", "c", "axes", "img", "models"

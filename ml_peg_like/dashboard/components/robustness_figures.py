@@ -9,7 +9,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
+
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 MAX_PLOT_MODELS = 40  # the figures show the best this many models by current rank
 MAX_HEAT_RANKS = 60  # ranks (columns) of the heat map

@@ -7,9 +7,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd
 from dash import dcc, html
 
+from ...lazy import lazy_module
 from ...robustness import RobustnessResult
 from .. import ids
 from .robustness_figures import (
@@ -18,6 +18,8 @@ from .robustness_figures import (
     fmt_pct,
     rank_figure,
 )
+
+pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 # ------------------------------------------------------------------------------------------------
 # Tables and the results block (pure)

@@ -71,6 +71,7 @@ def main(argv=None) -> int:
     p.add_argument("--edits", type=int, default=8)
     p.add_argument("--only", default="10000x339")
     p.add_argument("--data", default=None)
+    p.add_argument("--verbose", action="store_true", help="each edit's steps and long tasks")
     args = p.parse_args(argv)
     root = Path(args.data or tempfile.mkdtemp(prefix="bench-bigedit-"))
     name, cfg, raw = next(datasets({args.only}))
@@ -132,6 +133,11 @@ def main(argv=None) -> int:
         meds[k] = {c: med(v) for c, v in cols.items()}
         print(f"{k:6s} " + " | ".join(f"{c} {m:.0f}" for c, m in meds[k].items()) + " (medians)")
         print(f"       done per edit {[round(r[0]) for r in rows]}")
+        if args.verbose:
+            for r in rows:
+                steps = [[round(x) for x in e[:2]] for e in r[2] + r[3]]
+                tasks = [[round(x) for x in t] for t in r[4]]
+                print(f"       cells {r[1]:.0f}; requests {steps}; long tasks {tasks}")
     b, a = meds["before"], meds["after"]
     print(
         "ratio before/after: "

@@ -142,6 +142,36 @@ def test_ties_keep_the_board_order_and_a_second_sort_breaks_them(board):
     assert all(p[0] is None for p in pairs[len(scored) :])
 
 
+@pytest.mark.parametrize(
+    "qs,sort",
+    [
+        ("", [{"colId": "rank", "sort": "asc"}]),
+        ("?sort=o.desc", [{"colId": "o", "sort": "desc"}]),
+        ("?sort=zz9.asc", [{"colId": "rank", "sort": "asc"}]),  # not a column: the rank
+    ],
+)
+def test_an_edit_answers_with_the_first_block_the_grid_would_fetch(board, qs, sort):
+    """The edit's response carries its new key's first block in the URL's sort (the grid
+    takes it instead of fetching it): the very rows and count the block route gives."""
+    from test_dashboard_server import _set, edit_payload, post
+
+    cfg, _raw, _app, client = board
+    payload = edit_payload(client, cfg, weights={"Regression": "2"})
+    _set(payload, "qs.data", qs, where="state")
+    got = post(client, payload).get_json()["response"]
+    key = got[ids.ROWKEY]["data"]
+    first = got[ids.BIG_BLOCK]["data"]
+    assert key == row_key(encode_changes({"Regression": {"weight": 2.0}}), "", "")
+    assert (first["key"], first["start"], first["end"], first["sort"]) == (key, 0, 100, sort)
+    fetched = fetch(client, key, 0, 100, sort)
+    assert first["n"] == fetched["n"] == N_MODELS
+    assert first["rows"] == fetched["rows"] and len(first["rows"]) == 100
+    # the same state again: the grid holds its rows, nothing is sent
+    _set(payload, "rowkey.data", key, where="state")
+    again = post(client, payload)
+    assert again.status_code == 204 or ids.BIG_BLOCK not in again.get_json()["response"]
+
+
 def test_sort_key_and_clean_sort():
     assert sorted([3, None, "new", 1.5, "no score", -2], key=sort_key) == [
         None,

@@ -20,6 +20,8 @@ from . import ids
 
 #: the largest block one request may ask for (the grid asks for ``cacheBlockSize`` rows)
 MAX_BLOCK = 1000
+#: rows per block the grid asks for (``cacheBlockSize``; a screen shows ~25-40)
+BLOCK_ROWS = 100
 #: orders kept per worker (one per (rows, sort) pair: a list of ints per row)
 ORDER_CACHE = 8
 
@@ -40,6 +42,24 @@ def clean_sort(value: object) -> SortModel:
         if isinstance(col, str) and len(col) <= 64 and direction in ("asc", "desc"):
             out.append((col, direction))
     return out
+
+
+def grid_sort(sort: str, rows: Rows | RowTable) -> SortModel:
+    """The grid's sort model for a sort text of the URL (``viewstate.sort_text``: "" by rank,
+    else ``"<column>.<asc|desc>"``) on these rows: a column the rows do not have is the rank
+    (as ``viewstate.apply_sort`` falls back for the grid's column definitions)."""
+    col, _, direction = sort.partition(".")
+    if col and direction in ("asc", "desc") and _has(rows, col):
+        return [(col, direction)]
+    return [(ids.COL_RANK, "asc")]
+
+
+def _has(rows, col: str) -> bool:
+    if col in (ids.COL_MODEL, ids.COL_RANK, ids.COL_DELTA):
+        return True
+    if isinstance(rows, RowTable):
+        return col in rows.fields
+    return bool(rows) and col in rows[0]
 
 
 def _shown(name, key):
@@ -161,6 +181,20 @@ class Blocks:
             while len(self._orders) > self.entries:
                 self._orders.popitem(last=False)
         return idx
+
+    def first(self, key: str, rows: Rows, sort: str) -> dict:
+        """The first block of ``rows`` in the order of the URL's ``sort`` text, as the grid's
+        datasource takes it with the edit's response (``assets/bigrows.js``: used when the grid
+        asks for the same key, rows and sort model; else fetched)."""
+        model = grid_sort(sort, rows)
+        return {
+            "key": key,
+            "start": 0,
+            "end": BLOCK_ROWS,
+            "sort": [{"colId": c, "sort": d} for c, d in model],
+            "rows": self.block(key, rows, model, 0, BLOCK_ROWS),
+            "n": len(rows),
+        }
 
     def block(self, key: str, rows: Rows, sort: SortModel, start: int, end: int) -> Rows:
         """Rows ``start`` (inclusive) to ``end`` (exclusive) of ``rows`` in ``sort``'s order."""

@@ -4,9 +4,11 @@ The grid uses AG Grid's infinite row model: it asks the server for blocks of row
 :data:`~ml_peg_like.dashboard.ids.ROWS_ROUTE` with the row key, the block and its sort model;
 ``assets/bigrows.js`` is its datasource) and the server answers from the same row builder as
 the edit callback (``rowsync.RowSync``: the rows as columns, ``rowblock.RowTable``), sorted by
-``rowblock`` on those columns, the dicts built for the block's rows only. An edit sends no
-rows, only the new row key; the browser then refreshes the blocks it holds (the ~100 rows it
-shows). The model filter offers the models that match what is typed (:data:`SEARCH_LIMIT`)
+``rowblock`` on those columns, the dicts built for the block's rows only. An edit sends the
+new row key and its first block in the URL's sort (``rowsync.RowSync.output``); the browser
+then refreshes the blocks it holds (the ~100 rows it shows), the first from the response when
+the grid asks for that block in that sort, and draws the plots after them
+(``mplBig.settled``). The model filter offers the models that match what is typed (:data:`SEARCH_LIMIT`)
 instead of every model in the page. Tables up to :data:`LARGE_ROWS` models keep the client-side
 row model (the whole table in the browser, row deltas: ``rowsync``).
 """

@@ -56,6 +56,16 @@
     return dc.no_update;
   }
 
+  // run fn once a large table's grid has drawn its new rows (bigrows.js), in a new task
+  function afterGrid(fn) {
+    var big = dc.mplBig;
+    var wait = big && big.settled ? big.settled() : Promise.resolve();
+    wait.then(function () {
+      setTimeout(fn, 0);
+    });
+  }
+  dc.mplAfterGrid = afterGrid;
+
   dc.mpl = {
     navigate: function (nav, crumb, pick, cell, hdr, metric, view, tree) {
       var ctx = dc.callback_context;
@@ -83,17 +93,18 @@
     },
 
     // the new figure of the curve, drawn after the browser has painted the updated table
-    // (a Plotly redraw takes 30-70 ms; the table is what an edit is for)
+    // (a Plotly redraw takes 30-70 ms; the table is what an edit is for; a large table's
+    // rows first: mplBig.settled, bigrows.js)
     drawCurve: function (figure) {
       var n = (dc.callback_context.outputs_list || []).length;
       if (!figure || !n) return dc.no_update;
       return new Promise(function (resolve) {
         requestAnimationFrame(function () {
-          setTimeout(function () {
+          afterGrid(function () {
             var out = [];
             for (var i = 0; i < n; i++) out.push(figure);
             resolve(out);
-          }, 0);
+          });
         });
       });
     },

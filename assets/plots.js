@@ -22,7 +22,8 @@
       var key = N().keyIndex;
       return new Promise(function (resolve) {
         requestAnimationFrame(function () {
-          setTimeout(function () {
+          var after = dc.mplAfterGrid || function (fn) { setTimeout(fn, 0); };
+          after(function () {  // a large table's rows first (navigation.js, bigrows.js)
             resolve(
               outs.map(function (o) {
                 var name = o && o.id ? o.id[key] : null;
@@ -31,7 +32,7 @@
                   : dc.no_update;
               })
             );
-          }, 0);
+          });
         });
       });
     },

@@ -142,6 +142,36 @@ def test_ties_keep_the_board_order_and_a_second_sort_breaks_them(board):
     assert all(p[0] is None for p in pairs[len(scored) :])
 
 
+@pytest.mark.parametrize(
+    "qs,sort",
+    [
+        ("", [{"colId": "rank", "sort": "asc"}]),
+        ("?sort=o.desc", [{"colId": "o", "sort": "desc"}]),
+        ("?sort=zz9.asc", [{"colId": "rank", "sort": "asc"}]),  # not a column: the rank
+    ],
+)
+def test_an_edit_answers_with_the_first_block_the_grid_would_fetch(board, qs, sort):
+    """The edit's response carries its new key's first block in the URL's sort (the grid
+    takes it instead of fetching it): the very rows and count the block route gives."""
+    from test_dashboard_server import _set, edit_payload, post
+
+    cfg, _raw, _app, client = board
+    payload = edit_payload(client, cfg, weights={"Regression": "2"})
+    _set(payload, "qs.data", qs, where="state")
+    got = post(client, payload).get_json()["response"]
+    key = got[ids.ROWKEY]["data"]
+    first = got[ids.BIG_BLOCK]["data"]
+    assert key == row_key(encode_changes({"Regression": {"weight": 2.0}}), "", "")
+    assert (first["key"], first["start"], first["end"], first["sort"]) == (key, 0, 100, sort)
+    fetched = fetch(client, key, 0, 100, sort)
+    assert first["n"] == fetched["n"] == N_MODELS
+    assert first["rows"] == fetched["rows"] and len(first["rows"]) == 100
+    # the same state again: the grid holds its rows, nothing is sent
+    _set(payload, "rowkey.data", key, where="state")
+    again = post(client, payload)
+    assert again.status_code == 204 or ids.BIG_BLOCK not in again.get_json()["response"]
+
+
 def test_sort_key_and_clean_sort():
     assert sorted([3, None, "new", 1.5, "no score", -2], key=sort_key) == [
         None,
@@ -156,6 +186,41 @@ def test_sort_key_and_clean_sort():
         ("o", "desc")
     ]
     assert clean_sort("rank") == []
+
+
+def test_numeric_columns_sort_like_the_sort_key():
+    """order() sorts numbers with numpy (rowblock._numbers): the order of sort_key's stable
+    sorts, missing first ascending / last descending, ties kept, on columns of numbers,
+    missing values (None, NaN), signed zeros and mixed text (then sort_key itself)."""
+    rng = np.random.default_rng(11)
+    pool = [None, float("nan"), 0.0, -0.0, 1, 2, 2.5, 3.0, -1e9, 1e300]
+
+    def reference(rows, sort):
+        idx = list(range(len(rows)))
+        for col, direction in reversed(sort):
+            keys = [sort_key(r[col]) for r in rows]
+            idx.sort(key=keys.__getitem__, reverse=direction == "desc")
+        return idx
+
+    for trial in range(300):
+        words = ["new", "no score"] if trial % 3 == 0 else []
+        rows = [
+            {
+                "a": pool[rng.integers(len(pool))],
+                "b": (pool + words)[rng.integers(len(pool) + len(words))],
+                "c": int(rng.integers(1, 4)),
+            }
+            for _ in range(int(rng.integers(0, 60)))
+        ]
+        sort = [
+            (str(rng.choice(["a", "b", "c"])), str(rng.choice(["asc", "desc"])))
+            for _ in range(int(rng.integers(1, 4)))
+        ]
+        assert order(rows, sort) == reference(rows, sort), (sort, rows)
+    # by hand: missing first ascending, last descending, the tie (2, rows 1 and 3) kept
+    rows = [{"o": 5}, {"o": 2}, {"o": None}, {"o": 2.0}, {"o": float("nan")}]
+    assert order(rows, [("o", "asc")]) == [2, 4, 1, 3, 0]
+    assert order(rows, [("o", "desc")]) == [0, 1, 3, 2, 4]
 
 
 def test_bad_block_requests_are_refused(board):

@@ -12,7 +12,7 @@ from browser_utils import chromium, live_server, open_dashboard, require_browser
 from test_dashboard_bigrows import IRIS, N_MODELS, write_big_dataset
 
 from ml_peg_like import load_dataset
-from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard import create_app, ids
 from ml_peg_like.dashboard.state import make_query
 from ml_peg_like.dashboard.tables import fmt_score, row_data
 from ml_peg_like.scoring import score_values
@@ -37,6 +37,11 @@ SHOWN = """() => {
   });
   return out;
 }"""
+
+
+#: the blocks the grid fetched so far (requests to the block route)
+FETCHES = f"""() => performance.getEntriesByType('resource')
+  .filter(e => e.name.includes('{ids.ROWS_ROUTE}')).length"""
 
 
 @pytest.fixture(scope="module")
@@ -125,8 +130,11 @@ def test_edit_scroll_sort_and_filter_show_the_engine_scores(env):
     page.wait_for_selector(f"input[name='{IRIS}/Accuracy.good']")
     assert_grid_is(page, expected(env, {}, IRIS, rank))
     changes = {f"{IRIS}/Accuracy": {"good": 0.8}}
+    fetched = page.evaluate(FETCHES)
     commit(page, f"{IRIS}/Accuracy", "good", "0.8")
     assert_grid_is(page, expected(env, changes, IRIS, rank))
+    page.wait_for_timeout(300)
+    assert page.evaluate(FETCHES) == fetched  # the top block came with the edit's response
     # scroll to the end: the last block is fetched, in the same order
     page.evaluate("() => window.dash_ag_grid.getApi(window.mplNames.grid).ensureIndexVisible(190)")
     page.wait_for_function(

@@ -80,3 +80,47 @@ def test_the_raw_texts_kept_are_those_of_the_values_drawn(tmp_path):
     texts = [t for t in after_f1["data"][-1]["text"] if "raw " in t]
     assert {fmt_raw(v) for v in shown} <= {t.split("raw ")[1].split("<")[0] for t in texts}
     assert figures.raw_texts_of(np.asarray(shown)) == [fmt_raw(v) for v in shown]
+
+
+def test_the_hover_y_is_the_float_of_the_score_text():
+    """figures._score_y (no text written) is float(fmt_score(...)) wherever that text is
+    plain, None where it is not (negative, an exponent, an integer longer than the digits),
+    NaN for a missing score: on random scores, scores on the grid's 9 decimals, exact binary
+    ties (0.125 at 2 decimals: half up, where Python's format rounds half to even) and the
+    edges of fmt_score's forms."""
+    import math
+
+    from ml_peg_like.numfmt import fmt_score
+
+    def plain_y(v, scale, digits):
+        if not math.isfinite(v):
+            return math.nan
+        t = fmt_score(v, scale, digits)
+        y = float(t)
+        return y if y >= 0 and "e" not in t and y < 10**digits else None
+
+    rng = np.random.default_rng(4)
+    ties = [k / 2**p for p in range(1, 11) for k in range(2**p + 1)]
+    edges = [0.0, -0.0, 1.0, 0.9995, 0.99949999, 9.9999e-7, 1e-6, 5e-7, 4.99999e-7, 999.5]
+    values = [
+        *rng.random(3000).tolist(),
+        *np.round(rng.random(3000), 9).tolist(),
+        *np.round(rng.random(1000) * 1e-5, 9).tolist(),
+        *ties,
+        *edges,
+        -0.2,
+        float("nan"),
+    ]
+    for scale in (1.0, 100.0, 3.0):
+        for digits in (3, 4, 8):
+            for v in values:
+                want, got = plain_y(v, scale, digits), figures._score_y(v, scale, digits)
+                if want is None or math.isnan(want):
+                    assert got is want or (got is not None and math.isnan(got)), (v, got)
+                else:
+                    assert got == want and math.copysign(1, got) == 1, (v, scale, digits)
+    # an exact tie: fmt_score's half up, where Python's format rounds half to even
+    assert f"{0.125:.1e}" == "1.2e-01" and f"{0.0625:.2e}" == "6.25e-02"
+    assert figures._score_y(0.125, 1.0, 2) == 0.13
+    assert figures._score_y(0.03125, 1.0, 3) == 0.0313  # 3.125e-2: half even says 0.0312
+    assert figures._score_y(0.0625, 1.0, 3) == 0.0625

@@ -446,6 +446,40 @@ def test_kendall_and_spearman_agree_with_scipy_with_ties_and_gaps():
         assert spearman_rho(a, b) == pytest.approx(stats.spearmanr(a[ok], b[ok])[0], abs=1e-12)
 
 
+def test_kendall_counted_in_n_log_n_is_the_all_pairs_float(monkeypatch):
+    """Long rows are counted by sorting (statistics._kendall_sorted): the very float of the
+    all-pairs comparison, with ties in either vector, gaps, stacks and constant vectors."""
+    from ml_peg_like.robustness import statistics as st
+
+    rng = np.random.default_rng(5)
+    for trial in range(60):
+        n = int(rng.integers(2, 700))
+        a = rng.integers(0, int(rng.integers(1, 40)), n).astype(float)
+        b = rng.integers(0, int(rng.integers(1, 40)), n).astype(float)
+        if trial % 3 == 0:
+            a = rng.random(n)
+            b = a + rng.normal(0, 0.3, n)
+        ref = st._kendall_block(a[None], b[None])[0]
+        got = st._kendall_sorted(a, b)
+        assert (math.isnan(ref) and math.isnan(got)) or got == ref, (n, ref, got)
+    # by hand: one swapped pair of 6, one tie of x (5 / sqrt(30)), 2 swaps by merge counting
+    assert st._kendall_sorted(np.array([1.0, 2, 3, 4]), np.array([1.0, 3, 2, 4])) == 4 / 6
+    assert st._kendall_sorted(np.array([1.0, 2, 2, 3]), np.array([1.0, 2, 3, 4])) == 5 / math.sqrt(
+        30
+    )
+    assert st._inversions(np.array([2, 0, 1, 3])) == 2
+    assert st._inversions(np.array([3, 2, 1, 0])) == 6
+    # the public function on stacks with gaps, both ways round the threshold
+    A = rng.integers(0, 50, (5, 400)).astype(float)
+    A[1, 7] = np.nan
+    b = rng.permutation(400).astype(float)
+    monkeypatch.setattr(st, "SORTED_FROM", 10**9)
+    pairs = kendall_tau(A, b)
+    monkeypatch.setattr(st, "SORTED_FROM", 2)
+    assert np.array_equal(kendall_tau(A, b), pairs)
+    assert math.isnan(kendall_tau(np.ones(500), b[:400].tolist() + [1.0] * 100))
+
+
 def two_metric_config():
     return mpl.loads_config(
         """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import threading
@@ -12,7 +13,7 @@ import numpy as np
 
 from ..config import Metric
 from ..normalisers import apply_normaliser
-from ..numfmt import SCORE_DIGITS
+from ..numfmt import SCORE_DIGITS, clean_digits
 from ..scoring import Scores
 from .curve_axis import choose_axis, group_points
 from .tables import DIGITS as TABLE_DIGITS
@@ -30,6 +31,7 @@ MAX_HOVER_NAMES = 12  # a point's hover lists this many models, then "and N more
 FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 
 
+@functools.lru_cache(maxsize=1 << 15)  # the curve's 10,000 model names on every edit
 def _text(s: str) -> str:
     """Data as text in Plotly's pseudo-HTML labels: ``& < >`` escaped (Plotly decodes those three
     entities; it shows ``&quot;`` literally, and a quote outside a tag needs no escaping)."""
@@ -143,6 +145,31 @@ def _line_points(x: np.ndarray, y: np.ndarray, log: bool, lo: float, hi: float) 
     return np.flatnonzero(keep)
 
 
+def _score_y(value: float, scale: float, digits: int) -> float | None:
+    """``float(fmt_score(value, scale, digits))`` when that text is plain (a number >= 0 below
+    ``10 ** digits`` and not written with an exponent), else None; NaN for a missing value.
+    Python's ``e`` format rounds the exact binary value to ``digits`` significant digits like
+    ``fmt_score`` (half up) except at an exact tie (half even): a value whose next digits are a
+    5 and zeros is written by ``fmt_score`` itself (10,000 scores: ~10x faster)."""
+    if not math.isfinite(value):
+        return math.nan
+    x = float(value) * float(scale)
+    if x < 0:
+        return None
+    if x == 0:
+        return 0.0
+    rest = f"{x:.{digits + 19}e}".partition("e")[0].replace(".", "")[digits:]
+    if rest[0] == "5" and rest.strip("0") == "5":  # maybe an exact tie: the exact rule
+        text = fmt_score(value, scale, digits)
+        y = float(text)
+        return y if "e" not in text and y < 10**digits else None
+    short = f"{x:.{digits - 1}e}"
+    y = float(short)
+    if y >= 10**digits or int(short.partition("e")[2]) < -6:
+        return None  # an integer or an exponent (fmt_score's other forms): not plain
+    return y
+
+
 def _hover_scores(values, scale: float, digits: int) -> list[tuple[float, str]]:
     """(y, score text for the hover) of each point, from its score (0-1): y is the score the
     grid shows (the grid's number, ``tables.DIGITS``, to ``digits`` significant digits as
@@ -154,15 +181,13 @@ def _hover_scores(values, scale: float, digits: int) -> list[tuple[float, str]]:
     values = np.asarray(values, dtype=float)
     uniq, inverse = np.unique(values, return_inverse=True)
     grid = [v if not math.isfinite(v) else round(v, TABLE_DIGITS) for v in uniq.tolist()]
-    utexts = [fmt_score(v, scale, digits) for v in grid]
-    uys = [float(t) if math.isfinite(v) else math.nan for v, t in zip(grid, utexts, strict=True)]
-    plain = digits >= 3 and all(
-        not math.isfinite(v) or (y >= 0 and "e" not in t and y < 10**digits)
-        for v, y, t in zip(grid, uys, utexts, strict=True)
-    )
     inv = inverse.reshape(-1).tolist()
-    if plain:
-        return [(uys[k], "") for k in inv]
+    digits = clean_digits(digits)
+    if digits >= 3:  # y of each score without writing its text (the common, plain case)
+        uys = [_score_y(v, scale, digits) for v in grid]
+        if all(y is not None for y in uys):
+            return [(uys[k], "") for k in inv]
+    utexts = [fmt_score(v, scale, digits) for v in grid]
     return [
         (v * scale, f"<br>score {utexts[k]}") for v, k in zip(values.tolist(), inv, strict=True)
     ]

@@ -136,6 +136,7 @@ CURVE_SIG = "curve-sig"  # what the fig store holds (components/curve.py: edits 
 ROWKEY = "rowkey"  # the key of the state the grid's rows show (rowdelta.row_key)
 ROWDELTA = "rowdelta"  # the next row delta the browser merges into the grid
 BIG_SRC = "bigsrc"  # a large table's row source (components/bigrows.py): {"url": ...}
+BIG_BLOCK = "bigblock"  # a large table's first block of rows, with the edit's new row key
 ROWS_ROUTE = "_mpl/rows"  # the route a large table's grid fetches its shown rows from
 SORT = "sort"  # the grid's sort as the URL writes it (components/viewstate.py), set in the browser
 

@@ -47,23 +47,88 @@ def _kendall_block(A: np.ndarray, B: np.ndarray, sb=None) -> np.ndarray:
     return out
 
 
+#: from this many entries a row's tau is counted in O(n log n) (:func:`_kendall_sorted`) instead
+#: of comparing all n^2 pairs (10,000 models: ~0.5 s per row -> a few ms); both give the same float
+SORTED_FROM = 300
+
+
+def _tied_pairs(sorted_keys: np.ndarray) -> int:
+    """Pairs of equal entries of a sorted 1-D array (or of equal rows of a lexsorted 2-D one)."""
+    if len(sorted_keys) < 2:
+        return 0
+    diff = sorted_keys[1:] != sorted_keys[:-1]
+    new = np.concatenate([[True], diff if diff.ndim == 1 else diff.any(axis=1), [True]])
+    t = np.diff(np.flatnonzero(new)).astype(np.int64)
+    return int((t * (t - 1) // 2).sum())
+
+
+def _inversions(v: np.ndarray) -> int:
+    """Pairs i < j with v[i] > v[j] (integers 0..n-1): a bottom-up merge sort, one vectorised
+    pass per run width (log2 n passes)."""
+    n = len(v)
+    x = v.astype(np.int64)
+    m = int(x.max()) + 1 if n else 1
+    idx = np.arange(n)
+    total = 0
+    w = 1
+    while w < n:
+        pair = idx // (2 * w)
+        right = (idx // w) % 2 == 1
+        keys = pair * m + x  # each run is sorted: the left runs' keys are sorted as a whole
+        left_keys, right_keys = keys[~right], keys[right]
+        after = np.searchsorted(left_keys, right_keys, side="right")
+        end = np.searchsorted(left_keys, (pair[right] + 1) * m, side="left")
+        total += int((end - after).sum())  # left-run entries above each right-run entry
+        x = x[np.argsort(keys, kind="stable")]  # runs of 2w, sorted
+        w *= 2
+    return total
+
+
+def _kendall_sorted(a: np.ndarray, b: np.ndarray) -> float:
+    """tau-b of two vectors without NaN in O(n log n) (Knight's method): sorted by (a, b), the
+    discordant pairs are b's inversions. The same float as :func:`_kendall_block` (the counts
+    are exact integers; then the same divisions)."""
+    n = len(a)
+    order = np.lexsort((b, a))
+    a_s, b_s = a[order], b[order]
+    n0 = n * (n - 1) // 2
+    tied_a = _tied_pairs(a_s)
+    tied_ab = _tied_pairs(np.stack([a_s, b_s], axis=1))
+    tied_b = _tied_pairs(np.sort(b))
+    dense = np.unique(b_s, return_inverse=True)[1].reshape(-1)
+    disc = _inversions(dense)
+    s = float(n0 - tied_a - tied_b + tied_ab - 2 * disc)  # concordant - discordant
+    den = np.sqrt(np.asarray([float(n0 - tied_a)]) * np.asarray([float(n0 - tied_b)]))
+    if den[0] == 0:
+        return float("nan")
+    return float(s / den[0])
+
+
 def kendall_tau(a, b):
     """Kendall's tau-b between ``a`` and ``b`` (rankings or scores), over the last axis.
 
     Ties are handled (tau-b). Entries that are NaN in either vector are left out. Returns a float
     for two vectors, an array for stacks of vectors (broadcast), NaN when undefined (fewer than 2
-    entries or a constant vector). All pairs are compared at once, in row batches of bounded size.
+    entries or a constant vector). All pairs are compared at once, in row batches of bounded size;
+    rows of :data:`SORTED_FROM` entries or more are counted in O(n log n) instead.
     """
     shared = np.ndim(b) == 1 and np.ndim(a) > 1 and not np.isnan(np.asarray(b, float)).any()
 
+    def block(X, Y):
+        if X.shape[1] >= SORTED_FROM:
+            return np.asarray([_kendall_sorted(x, y) for x, y in zip(X, Y, strict=True)])
+        return _kendall_block(X, Y)
+
     def clean_rows(X, Y):  # in row batches of bounded size, b's pair signs computed once
+        if X.shape[1] >= SORTED_FROM:
+            return block(X, Y)
         sb = _pair_signs(np.asarray(b, float)[None]) if shared else None
         step = max(1, CHUNK_ELEMENTS // (X.shape[1] ** 2))
         return np.concatenate(
             [_kendall_block(X[s : s + step], Y[s : s + step], sb) for s in range(0, len(X), step)]
         )
 
-    return _by_row(a, b, _kendall_block, clean_rows)
+    return _by_row(a, b, block, clean_rows)
 
 
 def _by_row(a, b, block, clean_rows=None):

@@ -4,9 +4,11 @@ The grid uses AG Grid's infinite row model: it asks the server for blocks of row
 :data:`~ml_peg_like.dashboard.ids.ROWS_ROUTE` with the row key, the block and its sort model;
 ``assets/bigrows.js`` is its datasource) and the server answers from the same row builder as
 the edit callback (``rowsync.RowSync``: the rows as columns, ``rowblock.RowTable``), sorted by
-``rowblock`` on those columns, the dicts built for the block's rows only. An edit sends no
-rows, only the new row key; the browser then refreshes the blocks it holds (the ~100 rows it
-shows). The model filter offers the models that match what is typed (:data:`SEARCH_LIMIT`)
+``rowblock`` on those columns, the dicts built for the block's rows only. An edit sends the
+new row key and its first block in the URL's sort (``rowsync.RowSync.output``); the browser
+then refreshes the blocks it holds (the ~100 rows it shows), the first from the response when
+the grid asks for that block in that sort, and draws the plots after them
+(``mplBig.settled``). The model filter offers the models that match what is typed (:data:`SEARCH_LIMIT`)
 instead of every model in the page. Tables up to :data:`LARGE_ROWS` models keep the client-side
 row model (the whole table in the browser, row deltas: ``rowsync``).
 """
@@ -19,13 +21,11 @@ from dash import ClientsideFunction, Input, Output, State, dcc
 from dash.exceptions import PreventUpdate
 
 from .. import ids
-from ..rowblock import MAX_BLOCK, Blocks, clean_sort
+from ..rowblock import BLOCK_ROWS, MAX_BLOCK, clean_sort
 from .rowsync import RowSync
 
 #: above this many models a table is large (infinite row model, searched model filter)
 LARGE_ROWS = 2000
-#: rows per block the grid asks for (a screen shows ~25-40)
-BLOCK_ROWS = 100
 #: blocks the browser keeps (a screen spans at most two)
 MAX_BLOCKS = 4
 #: the model filter's options while searching (plus the models already picked)
@@ -91,7 +91,7 @@ def _block_request(body: object) -> tuple[str, int, int, list] | None:
 def register(app, rowsync: RowSync, cache) -> None:
     """The block route, the refresh of the grid on a new row key (in the browser) and the model
     filter's search."""
-    blocks = Blocks()
+    blocks = rowsync.blocks
     route = app.config.routes_pathname_prefix + ids.ROWS_ROUTE
 
     @app.server.route(route, methods=["POST"])
@@ -108,7 +108,8 @@ def register(app, rowsync: RowSync, cache) -> None:
             orjson.dumps(out, option=orjson.OPT_SERIALIZE_NUMPY), mimetype="application/json"
         )
 
-    # a new row key refetches the grid's blocks; a request of dash-ag-grid's own datasource
+    # a new row key refetches the grid's blocks (the first from the edit's response when the
+    # grid asks for it in the same sort); a request of dash-ag-grid's own datasource
     # (installed when the grid is ready, maybe after ours) puts ours back
     app.clientside_callback(
         ClientsideFunction("mplBig", "refresh"),
@@ -116,6 +117,7 @@ def register(app, rowsync: RowSync, cache) -> None:
         Input(ids.ROWKEY, "data"),
         Input(ids.GRID, "getRowsRequest"),
         State(ids.BIG_SRC, "data"),
+        State(ids.BIG_BLOCK, "data"),
     )
 
     register_search(app, cache, ids.MODEL_FILTER)

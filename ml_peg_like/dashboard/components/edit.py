@@ -91,6 +91,7 @@ OUTPUTS = dict(
     rows=Output(ids.GRID, "rowData"),
     rowdelta=Output(ids.ROWDELTA, "data"),
     rowkey=Output(ids.ROWKEY, "data"),
+    bigblock=Output(ids.BIG_BLOCK, "data"),
     cols=Output(ids.GRID, "columnDefs"),
     colsig=Output(ids.COLSIG, "data"),
     settings=Output(ids.SETTINGS, "children"),
@@ -481,6 +482,7 @@ def register(
             filters=filters,
             models=shown_models,
             rank_shown=bool(kw["rank_shown"]),
+            sort=sort,
         )
         n_all = len(cache.models)
         if trig in (ids.MODEL_FILTER, ids.URL) or kind == ids.T_ATTR:  # else the same filters

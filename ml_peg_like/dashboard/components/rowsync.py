@@ -21,7 +21,7 @@ from dash import ClientsideFunction, Input, Output, dcc, no_update
 
 from .. import ids
 from ..cache import ScoreCache
-from ..rowblock import RowTable
+from ..rowblock import Blocks, RowTable
 from ..rowdelta import diff_columns, parse_row_key, row_key
 from ..state import (
     clean_changes,
@@ -51,6 +51,7 @@ def stores(key: str) -> list:
     return [
         dcc.Store(id=ids.ROWKEY, data=key),
         dcc.Store(id=ids.ROWDELTA, data=None),
+        dcc.Store(id=ids.BIG_BLOCK, data=None),  # INFINITE: the new key's first block
     ]
 
 
@@ -122,6 +123,7 @@ class RowSync:
         self._lock = threading.Lock()
         self._tables: OrderedDict[str, Any] = OrderedDict()
         self._sizes: OrderedDict[str, int] = OrderedDict()  # row JSON bytes per view + filter
+        self.blocks = Blocks()  # INFINITE: sorted blocks (the edit's first, the grid's fetches)
 
     def table_of(
         self, key: str, changes_key: str, scores, view: str, models, rank_shown: bool
@@ -202,14 +204,22 @@ class RowSync:
         filters: dict,
         models: list[str] | None,
         rank_shown: bool = False,
+        sort: str | None = None,
     ) -> None:
-        """Fill ``out["rows"]`` (the whole table) or ``out["rowdelta"]`` and ``out["rowkey"]``."""
+        """Fill ``out["rows"]`` (the whole table) or ``out["rowdelta"]`` and ``out["rowkey"]``.
+        ``INFINITE``: only ``out["rowkey"]`` and, given the URL's ``sort`` text, the new key's
+        first block in that sort (``out["bigblock"]``: the grid then needs no fetch while it
+        shows the top; without ``sort`` the rows are built in the background for the fetch)."""
         view_key = _view_key(view, rank_shown)
         key = row_key(changes_key, view_key, encode_filters(filters))
         if self.deltas == INFINITE:  # the grid fetches the rows it shows itself
             if key != shown:
                 out["rowkey"] = key
-                self.prebuild(key, changes_key, scores, view, models, rank_shown)
+                if sort is None:
+                    self.prebuild(key, changes_key, scores, view, models, rank_shown)
+                else:
+                    table = self.table_of(key, changes_key, scores, view, models, rank_shown)
+                    out["bigblock"] = self.blocks.first(key, table, sort)
             return
         if not self.deltas:  # the whole table every time (the benchmark's "before")
             out["rows"] = self.build(changes_key, scores, view, models, rank_shown)

@@ -53,8 +53,9 @@ NO_SCORE = "no-score"  # the line above the table: how many models have no overa
 ROB_TAU = "rob-tau"
 #: the sensitivity panel: "what would put this model first?" (components/sensitivity.py)
 SENS_PANEL = "sens-panel"
-#: store {box name: stability interval text} of the view's boxes, written into their holders
-#: by assets/sensitivity.js (one output per edit, not one per box)
+#: a hidden element whose ``ATTR_TEXTS`` attribute holds {box name: stability interval text} of
+#: the view's boxes (JSON), written into their holders by assets/sensitivity.js (one output per
+#: edit, not one per box; an attribute, not a store, so that no browser-side callback runs)
 SENS_TEXTS = "sens-texts"
 WHATIF_MODEL = "whatif-model"  # its model dropdown
 WHATIF_ASK = "whatif-ask"  # its "recompute" button
@@ -94,6 +95,9 @@ EXPLORE_AXES = "explore-axes"
 EXPLORE_HOLDER = "explore-holder"
 EXPLORE_GRAPH = "explore-graph"
 EXPLORE_CARD = "explore-card"
+#: a hidden element whose ``ATTR_FIG`` attribute holds an edit's update of the scatter (JSON);
+#: assets/plots.js draws it after the browser has painted the table
+EXPLORE_NEXT = "explore-next"
 COMPARE_WRAP = "compare-wrap"
 COMPARE_MODELS = "compare-models"
 COMPARE_OPEN = "compare-open"  # the "Compare (n)" button above the grid
@@ -232,6 +236,8 @@ CLASS_METRIC = "metric"
 CLASS_PLOT_DL = "plot-dl"
 CLASS_INTERVAL = "sens-iv"  # the holder of a box's interval text
 ATTR_BOX = "data-box"  # on an interval holder: its box's name (``box_name``)
+ATTR_TEXTS = "data-texts"  # on SENS_TEXTS: the view's interval texts (JSON)
+ATTR_FIG = "data-fig"  # on EXPLORE_NEXT: the scatter's update (JSON)
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
 ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
 ROW_DOMINATED = "_dom"  # a row's "dominated by X, Y" (absent when not dominated)
@@ -288,12 +294,16 @@ def js_names(
         "keyPath": KEY_PATH,
         "keyIndex": KEY_INDEX,
         "plotDownload": CLASS_PLOT_DL,
+        "exploreGraph": EXPLORE_GRAPH,
+        "exploreNext": EXPLORE_NEXT,
+        "figAttr": ATTR_FIG,
         "compareMax": COMPARE_MAX,
         "pageCompare": PAGE_COMPARE,
         "settings": SETTINGS,
         "sensTexts": SENS_TEXTS,
         "intervalClass": CLASS_INTERVAL,
         "boxAttr": ATTR_BOX,
+        "textsAttr": ATTR_TEXTS,
         "typePick": T_PICK,
         "drillClass": CLASS_DRILL,
         "metricClass": CLASS_METRIC,

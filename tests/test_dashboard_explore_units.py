@@ -52,6 +52,10 @@ def test_an_edit_sends_the_scatters_traces_title_and_axis_types_only(app):
     assert upd["types"] == ["linear", "linear"]
     assert upd["showlegend"] is False
     assert upd["title"] == fig["layout"]["title"]["text"]
+    # score axes are fixed to the whole score range: an edit moves the points, not the axes
+    for a in ("xaxis", "yaxis"):
+        assert fig["layout"][a]["range"] == [-0.04, 1.04]
+        assert fig["layout"][a]["autorange"] is False
     points = upd["data"][0]
     # the new overall scores, from the engine
     want = score(cache.raw, cfg.apply_changes({"Classification": {"weight": 3}}))

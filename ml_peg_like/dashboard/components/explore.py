@@ -27,6 +27,7 @@ Q_X, Q_Y, Q_C, Q_AXES, Q_IMG, Q_MODELS = "x", "y", "c", "axes", "img", "models"
 AXES = ("auto", "linear", "log")
 WIDE = 1e3  # log axis (auto) when max / min exceeds this (three decades)
 MAX_COLOURS = 8  # category colours; the rest are "other"
+SCORE_RANGE = (-0.04, 1.04)  # a linear score axis: [0, 1] and room for the markers
 HIDDEN = {"display": "none"}
 
 #: the edit callback's extra inputs and outputs (components/edit.py merges them)
@@ -378,6 +379,11 @@ def scatter_figure(
             # attributes get one automatically beyond three decades
             mode = "linear" if axes == "auto" and q.kind in ("score", ex.OVERALL) else axes
             a["type"] = _numeric_axis(np.asarray(vals, float), mode)
+            if a["type"] == "linear" and q.kind in ("score", ex.OVERALL):
+                # the whole score range, fixed: an edit moves the points, not the axis (and
+                # plots.js can then move them without redrawing the axes)
+                a["range"] = list(SCORE_RANGE)
+                a["autorange"] = False
         elif k == ex.DATE:
             a["type"] = "date"
         else:

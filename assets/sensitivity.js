@@ -1,16 +1,15 @@
 /* The stability intervals beside the weight and threshold boxes (components/sensitivity.py).
- * The edit callback sends them as ONE output, {box name: text} of every box of the view as JSON in
- * an attribute of a hidden element (ids.SENS_TEXTS, ids.ATTR_TEXTS), instead of one Dash output
- * per box (each rendered as its own component: ~40 ms per edit at 30 boxes). A MutationObserver
- * on that attribute (no Dash callback: a clientside callback's round of the renderer cost more
- * than the texts) writes each text into the holder beside its box, by textContent (a name may
- * hold HTML-like text). The boxes of a view are re-rendered on navigation: a MutationObserver on
- * the settings panel writes the last texts again once new holders are in the DOM. Texts none of
- * whose names are on screen belong to another view and are left alone; otherwise a holder whose
- * name they lack is emptied.
+ * The edit callback sends them as ONE store, {box name: text} of every box of the view, instead
+ * of one Dash output per box (each rendered as its own component: ~40 ms per edit at 30 boxes).
+ * mplSens.texts (a clientside callback on that store, no server request) writes each text into
+ * the holder beside its box, by textContent (a name may hold HTML-like text). The boxes of a view
+ * are re-rendered on navigation: a MutationObserver on the settings panel writes the last texts
+ * again once new holders are in the DOM. A store none of whose names is on screen belongs to
+ * another view and is left alone; otherwise a holder whose name it lacks is emptied.
  * Names are read from window.mplNames (ml_peg_like/dashboard/ids.py). */
 (function () {
   "use strict";
+  var dc = (window.dash_clientside = window.dash_clientside || {});
   var own = Object.prototype.hasOwnProperty;
   var last = null;
   var watched = null;
@@ -40,7 +39,7 @@
 
   function watch() {
     var root = document.getElementById(N().settings);
-    if (!root || root === watched) return;
+    if (!root || root === watched || typeof MutationObserver === "undefined") return;
     watched = root;
     new MutationObserver(function (records) {
       for (var r = 0; r < records.length; r++) {
@@ -55,28 +54,11 @@
     }).observe(root, { childList: true, subtree: true });
   }
 
-  function texts(el) {
-    var raw = el.getAttribute(N().textsAttr);
-    if (!raw) return;
-    try {
-      last = JSON.parse(raw);
-    } catch (e) {
-      return;
-    }
-    watch();
-    write(last);
-  }
-
-  if (typeof MutationObserver === "undefined") return;
-  // only this attribute's changes are reported (the holder element is found by the record)
-  new MutationObserver(function (records) {
-    for (var r = 0; r < records.length; r++) {
-      var el = records[r].target;
-      if (el.id === N().sensTexts) texts(el);
-    }
-  }).observe(document.documentElement, {
-    subtree: true,
-    attributes: true,
-    attributeFilter: [N().textsAttr],
-  });
+  dc.mplSens = {
+    texts: function (texts) {
+      last = texts;
+      watch();
+      write(texts);
+    },
+  };
 })();

@@ -10,8 +10,6 @@ weight v satisfies 0.4 + 0.8 v >= 1 (v >= 3/4); B2's bad b: A = 1/2, B = (0.4 + 
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -192,10 +190,9 @@ def test_interval_texts_come_as_one_store_and_survive_navigation(env):
             wait_iv(page, path, field, after[(path, field)])
     finally:
         page.remove_listener("response", on_response)
-    # the edit's response: every box of the view in ONE attribute, no output per interval holder
+    # the edit's response: every box of the view in ONE store, no output per interval holder
     edit = next(b["response"] for b in bodies if ids.SENS_TEXTS in b.get("response", {}))
-    sent = json.loads(edit[ids.SENS_TEXTS][ids.ATTR_TEXTS])
-    assert sent == {ids.box_name(p, f): after[(p, f)] for p, f in mine}
+    assert edit[ids.SENS_TEXTS]["data"] == {ids.box_name(p, f): after[(p, f)] for p, f in mine}
     assert not [k for k in edit if ids.T_INTERVAL in k]
     # away and back: the boxes are drawn again, with the texts of the current state
     goto_view(page, "C")

@@ -53,9 +53,8 @@ NO_SCORE = "no-score"  # the line above the table: how many models have no overa
 ROB_TAU = "rob-tau"
 #: the sensitivity panel: "what would put this model first?" (components/sensitivity.py)
 SENS_PANEL = "sens-panel"
-#: a hidden element whose ``ATTR_TEXTS`` attribute holds {box name: stability interval text} of
-#: the view's boxes (JSON), written into their holders by assets/sensitivity.js (one output per
-#: edit, not one per box; an attribute, not a store, so that no browser-side callback runs)
+#: store {box name: stability interval text} of the view's boxes, written into their holders
+#: by assets/sensitivity.js (one output per edit, not one per box)
 SENS_TEXTS = "sens-texts"
 WHATIF_MODEL = "whatif-model"  # its model dropdown
 WHATIF_ASK = "whatif-ask"  # its "recompute" button
@@ -236,7 +235,6 @@ CLASS_METRIC = "metric"
 CLASS_PLOT_DL = "plot-dl"
 CLASS_INTERVAL = "sens-iv"  # the holder of a box's interval text
 ATTR_BOX = "data-box"  # on an interval holder: its box's name (``box_name``)
-ATTR_TEXTS = "data-texts"  # on SENS_TEXTS: the view's interval texts (JSON)
 ATTR_FIG = "data-fig"  # on EXPLORE_NEXT: the scatter's update (JSON)
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
 ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
@@ -303,7 +301,6 @@ def js_names(
         "sensTexts": SENS_TEXTS,
         "intervalClass": CLASS_INTERVAL,
         "boxAttr": ATTR_BOX,
-        "textsAttr": ATTR_TEXTS,
         "typePick": T_PICK,
         "drillClass": CLASS_DRILL,
         "metricClass": CLASS_METRIC,

@@ -11,13 +11,12 @@ edit of that box (``state.apply_edit``).
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections import OrderedDict
 from typing import Any
 
-from dash import ALL, Input, Output, State, dcc, html, no_update
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from ...config import Benchmark, Category, Config
@@ -42,12 +41,10 @@ APPLY, UNDO = "Apply", "Undo"
 DISPLAY_COLUMNS = ("display_name", "display", "name", "label")
 
 #: added to the edit callback (components/edit.py). The interval texts of the view are ONE
-#: output (not one output per box, each rendered as a component: ~50 ms of browser CPU per edit
-#: at 30 boxes): an attribute of a hidden element, which assets/sensitivity.js watches and writes
-#: into the holders beside the boxes. Not a store with a clientside callback: that callback's
-#: round of Dash's renderer cost ~20-35 ms of browser CPU per edit at 1,000 x 1,000 (issue 14)
+#: store output (not one output per box, each rendered as a component: ~50 ms of browser CPU
+#: per edit at 30 boxes); assets/sensitivity.js writes them into the holders beside the boxes
 EDIT_OUTPUTS = dict(
-    sens_texts=Output(ids.SENS_TEXTS, ids.ATTR_TEXTS),
+    sens_texts=Output(ids.SENS_TEXTS, "data"),
     whatif_label=Output(ids.whatif(ALL, ALL, ALL, ALL), "children"),
 )
 EDIT_INPUTS = dict(whatif=Input(ids.whatif(ALL, ALL, ALL, ALL), "n_clicks"))
@@ -106,16 +103,12 @@ class ViewSensitivity:
         return out
 
     def store(self, shown: ViewSensitivity | None = None) -> Any:
-        """The ``SENS_TEXTS`` attribute: ``{box name: text}`` of every box of the view as JSON;
+        """The ``SENS_TEXTS`` store's data: ``{box name: text}`` of every box of the view;
         ``no_update`` when ``shown`` (the state the page shows now, same view) has the same
         texts."""
         if shown is not None and shown.texts == self.texts:
             return no_update
-        return json.dumps(
-            {ids.box_name(p, f): text for (p, f), text in self.texts.items()},
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
+        return {ids.box_name(p, f): text for (p, f), text in self.texts.items()}
 
 
 class Sensitivity:
@@ -235,7 +228,7 @@ def layout(cache: ScoreCache) -> html.Div:
             ),
             dcc.Loading(html.Div(id=ids.WHATIF_LIST, className="whatif-list"), type="dot"),
             # the texts beside the boxes (the first view's are in its layout already)
-            html.Div(id=ids.SENS_TEXTS, hidden=True, **{ids.ATTR_TEXTS: ""}),
+            dcc.Store(id=ids.SENS_TEXTS, data=None),
         ],
         id=ids.SENS_PANEL,
         className="sens-panel",
@@ -290,9 +283,10 @@ def whatif_rows(scores: Scores, model: str) -> Any:
 
 
 def register(app, cache: ScoreCache) -> None:
-    """The picker's callback: computed on request (a model picked, or Recompute). The browser
-    writes the ``SENS_TEXTS`` texts into the holders beside the boxes by itself (no callback)."""
+    """The picker's callback: computed on request (a model picked, or Recompute); the browser
+    writes the ``SENS_TEXTS`` store into the holders beside the boxes (no request)."""
     defaults = cache.defaults
+    app.clientside_callback(ClientsideFunction("mplSens", "texts"), Input(ids.SENS_TEXTS, "data"))
 
     @app.callback(
         Output(ids.WHATIF_LIST, "children"),

@@ -107,7 +107,7 @@ def panel(
         if intervals is None:
             return inp
         text = intervals.get((path, field), "")
-        # its text follows each edit through the SENS_TEXTS attribute (assets/sensitivity.js)
+        # its text follows each edit through the SENS_TEXTS store (assets/sensitivity.js)
         iv = html.Span(
             text,
             id=ids.interval(path, field),

@@ -4,6 +4,16 @@
  * table (dcc.Graph then calls Plotly.react; the same uirevision keeps the zoom). An edit may
  * instead patch a figure in the store (a Dash Patch of the parts that changed, figpatch.py): the
  * store's new value still arrives here whole and its patched figure is a new object.
+ * The Explore scatter follows an edit differently (issue 17): the edit's response sets an
+ * attribute of a hidden element (ids.EXPLORE_NEXT, ids.ATTR_FIG: JSON {rev, data, title,
+ * showlegend, types}); a MutationObserver on that attribute draws it on the existing graph, with
+ * no Dash callback and no Graph re-render. When only the points move (same traces, title and
+ * axis types; each axis fixed or spanning the same values) Plotly.animate moves them without
+ * redrawing axes, title or legend (a few ms, in Plotly's next animation frame); otherwise
+ * Plotly.react redraws the whole figure after the browser has painted the table
+ * (requestAnimationFrame, then a task), so its ~15 ms are not in the table's frame. Only the
+ * newest update is drawn; one of another selection (rev, the figure's uirevision) is dropped:
+ * that selection's whole figure came through the Graph instead.
  * A plot's PNG / SVG buttons: Plotly's own export of the graph above them (a PNG at twice the
  * size on screen, an SVG as drawn; both in the figure's light colours).
  * Names come from Python: window.mplNames (ml_peg_like/dashboard/ids.py). */
@@ -37,6 +47,125 @@
       });
     },
   };
+
+  var pending = null; // an update waiting for its full redraw (after the table's paint)
+  var MOVE = { transition: { duration: 0 }, frame: { duration: 0, redraw: false }, mode: "immediate" };
+
+  function scatterDiv() {
+    var wrap = document.getElementById(N().exploreGraph);
+    return wrap ? wrap.querySelector(".js-plotly-plot") : null;
+  }
+
+  function extent(traces, key) {
+    var lo = Infinity;
+    var hi = -Infinity;
+    var other = {};
+    traces.forEach(function (t) {
+      (t[key] || []).forEach(function (v) {
+        if (typeof v === "number") {
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
+        } else other[String(v)] = 1;
+      });
+    });
+    return JSON.stringify([lo, hi, Object.keys(other).sort()]);
+  }
+
+  // Plotly.animate can move the points of this update without redrawing anything else: the same
+  // SVG traces, title, legend and axis types, and each axis either fixed (a score axis, a zoom)
+  // or spanning the same values (then its automatic range stays the same)
+  function movable(gd, u) {
+    var lay = gd.layout || {};
+    if (!Array.isArray(gd.data) || gd.data.length !== u.data.length) return false;
+    for (var i = 0; i < u.data.length; i++) {
+      var a = gd.data[i];
+      var b = u.data[i];
+      if (a.type !== "scatter" || b.type !== "scatter" || a.mode !== b.mode || a.name !== b.name)
+        return false;
+    }
+    if (!lay.title || lay.title.text !== u.title || !!lay.showlegend !== !!u.showlegend) return false;
+    var axes = ["xaxis", "yaxis"];
+    for (var k = 0; k < 2; k++) {
+      var ax = lay[axes[k]] || {};
+      if (ax.type !== u.types[k]) return false;
+      var key = axes[k].charAt(0);
+      if (ax.autorange !== false && extent(gd.data, key) !== extent(u.data, key)) return false;
+    }
+    return true;
+  }
+
+  var waits = 0;
+
+  function later(f) {
+    requestAnimationFrame(function () {
+      setTimeout(f, 0); // after this frame's paint (the table)
+    });
+  }
+
+  function drawScatter() {
+    var gd = scatterDiv();
+    if (!pending) return;
+    if (!gd || !gd.layout || !gd._fullLayout || !window.Plotly) {
+      // a graph just created by the same page is not plotted yet: wait for it (~3 s at most)
+      if (++waits < 200) later(drawScatter);
+      else pending = null;
+      return;
+    }
+    var u = pending;
+    pending = null;
+    waits = 0;
+    if (gd.layout.uirevision !== u.rev) return;
+    var lay = Object.assign({}, gd.layout);
+    lay.title = Object.assign({}, lay.title, { text: u.title });
+    lay.showlegend = u.showlegend;
+    ["xaxis", "yaxis"].forEach(function (a, i) {
+      var ax = Object.assign({}, lay[a]);
+      if (ax.type !== u.types[i]) {
+        ax.type = u.types[i]; // an automatic log / linear switch: the old range means nothing
+        delete ax.range;
+        ax.autorange = true;
+      }
+      lay[a] = ax;
+    });
+    window.Plotly.react(gd, u.data, lay);
+  }
+
+  function nextScatter(el) {
+    var raw = el.getAttribute(N().figAttr);
+    if (!raw) return;
+    var u;
+    try {
+      u = JSON.parse(raw);
+    } catch (e) {
+      return;
+    }
+    var gd = scatterDiv();
+    if (pending === null && gd && window.Plotly && gd.layout && gd.layout.uirevision === u.rev) {
+      if (movable(gd, u)) {
+        // the points move in Plotly's next animation frame (~1 ms now, a few ms then)
+        var traces = u.data.map(function (_t, i) {
+          return i;
+        });
+        window.Plotly.animate(gd, { data: u.data, traces: traces }, MOVE);
+        return;
+      }
+    }
+    var first = pending === null;
+    pending = u;
+    if (first) later(drawScatter); // else a redraw is already scheduled: it takes the newest
+  }
+
+  if (typeof MutationObserver !== "undefined") {
+    new MutationObserver(function (records) {
+      for (var r = 0; r < records.length; r++) {
+        if (records[r].target.id === N().exploreNext) nextScatter(records[r].target);
+      }
+    }).observe(document.documentElement, {
+      subtree: true,
+      attributes: true,
+      attributeFilter: [N().figAttr],
+    });
+  }
 
   document.addEventListener("click", function (e) {
     var t = e.target;

@@ -18,6 +18,10 @@ clock) and the size of one edit's response. The app is served in-process (werkze
 a random loopback port, as in the browser tests.
 
     python benchmarks/bench_dashboard.py [--edits 12] [--only demo,ml-peg,large] [--sensitivity]
+    python benchmarks/bench_dashboard_sensitivity.py --base /work/main --data DIR --edits 30
+
+``--base CHECKOUT --data DIR``: the intervals' cost (on / off ratio) of this tree and of
+CHECKOUT in one run (four spawned servers, every value typed into all four; ``compare_base``).
 
 ``--sensitivity``: the edit latency of each data set with the stability intervals (and dominance
 marks) shown and without (``create_app(sensitivity=False)``), interleaved edit by edit in one run
@@ -213,6 +217,102 @@ def compare_sensitivity(name: str, cfg, raw, n_edits: int) -> dict:
     return {"off": off, "on": on, "server_off": s_off, "server_on": s_on}
 
 
+#: a server of one checkout's app, intervals on or off (run with cwd=CHECKOUT: its package)
+SERVE = """import sys
+from werkzeug.serving import run_simple
+from ml_peg_like import load_dataset
+from ml_peg_like.dashboard import create_app
+cfg, raw = load_dataset(sys.argv[1])
+app = create_app(cfg, raw, sensitivity=sys.argv[2] == "on")
+run_simple("127.0.0.1", int(sys.argv[3]), app.server, threaded=True)
+"""
+
+
+def _spawn(tree: Path, data: Path, on: bool):
+    import os
+    import socket
+    import subprocess
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    args = [sys.executable, "-c", SERVE, str(data), "on" if on else "off", str(port)]
+    proc = subprocess.Popen(
+        args, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    url = f"http://127.0.0.1:{port}"
+    t0 = time.perf_counter()
+    while True:
+        try:
+            urllib.request.urlopen(url + "/_dash-layout", timeout=2).read()
+            return proc, url
+        except OSError:
+            if proc.poll() is not None or time.perf_counter() - t0 > 180:
+                raise RuntimeError(f"{tree}: the server did not start") from None
+            time.sleep(0.05)
+
+
+def compare_base(base: Path, data: Path, n_edits: int) -> None:
+    """The intervals' cost in this tree and in ``base`` in one run: four servers (each tree,
+    intervals on and off; ``create_app`` of a copy of ``data``), a page on each, every new
+    threshold value typed into all four in a rotating order."""
+    import shutil
+
+    cfg, raw = load_dataset(data)
+    path = influential_metric(cfg)
+    metric = cfg.node(path)
+    bench_view = path.rsplit("/", 1)[0]
+    fracs = np.random.default_rng(3).permutation(np.linspace(0.0, 0.6, 2 * n_edits + 24))
+    values = [metric.good + f * (metric.bad - metric.good) for f in fracs]
+    keys = [(t, on) for t in ("base", "new") for on in (False, True)]
+    trees = {"base": base, "new": ROOT}
+    lat: dict = {k: [] for k in keys}
+    procs = []
+    with tempfile.TemporaryDirectory() as tmp, chromium() as browser:
+        try:
+            pages = {}
+            for t, on in keys:
+                d = Path(tmp) / f"{t}-{on}"
+                shutil.copytree(data, d)
+                proc, url = _spawn(trees[t], d, on)
+                procs.append(proc)
+                page = browser.new_page(viewport={"width": 1280, "height": 800})
+                page.goto(url + "/" + make_query({}, bench_view))
+                page.wait_for_selector(f"input[name='{path}.good']", timeout=120_000)
+                page.wait_for_selector("#grid .ag-cell[col-id='o']")
+                page.wait_for_timeout(300)
+                page.evaluate(INSTALL)
+                pages[(t, on)] = page
+            for k, value in enumerate(values[: n_edits + 2]):
+                new = score(raw, cfg.apply_changes({path: {"good": value}}))
+                expected = {m: fmt_score(v, cfg.scale) for m, v in new.overall["score"].items()}
+                order = keys[k % 4 :] + keys[: k % 4]
+                for key in order if k % 2 == 0 else order[::-1]:
+                    page = pages[key]
+                    page.evaluate("(e) => window.__arm(e)", expected)
+                    box = page.locator(f"input[name='{path}.good']")
+                    box.fill(repr(float(value)))
+                    box.press("Enter")
+                    t_done = page.evaluate("async () => (await window.__done) - window.__t0")
+                    page.wait_for_timeout(150)
+                    if k >= 2:  # the first two values warm them up
+                        lat[key].append(t_done)
+        finally:
+            for proc in procs:
+                proc.terminate()
+                proc.wait(10)
+    for t in trees:
+        off, on = statistics.median(lat[(t, False)]), statistics.median(lat[(t, True)])
+        print(
+            f"{t:4s} ({trees[t]}): {len(raw.models)} models x {len(cfg.metric_paths())} "
+            f"metrics, {len(lat[(t, True)])} edits: without intervals {off:.0f} ms, with "
+            f"{on:.0f} ms: ratio {on / off:.3f}",
+            flush=True,
+        )
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--edits", type=int, default=12)
@@ -222,7 +322,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="edit latency with and without the stability intervals, interleaved, same run",
     )
+    p.add_argument("--base", default=None, help="A/B against this checkout (with --data)")
+    p.add_argument("--data", default=None, help="a data set directory (with --base)")
     args = p.parse_args(argv)
+    if args.base:
+        compare_base(Path(args.base), Path(args.data), args.edits)
+        return 0
     only = set(args.only.split(","))
     targets = {"demo": 150, "ml-peg": 150, "large": 600}
     rows = []

@@ -4,12 +4,20 @@
 One server, one browser, two pages: the overview (``?``, Explore closed) and the Explore view
 (``?v=explore&x=<first category>&y=overall``). The same category-weight edit is committed on
 both pages in turn (A/B interleaved, the page that goes first alternates), so that the load of a
-shared machine hits both alike. The time runs from the Enter keydown to the first DOM state
-where every rendered Overall cell shows the engine's value ("grid") AND, on the Explore page,
-the scatter's points hold the new overall scores ("scatter"). Also the server-side cost of the
-Explore part alone (``explore.fill``: values, Pareto front, the figure) per edit.
+shared machine hits both alike. Two times from the Enter keydown: "table", the first DOM state
+where every rendered Overall cell shows the engine's value (a MutationObserver), on both pages;
+and on the Explore page "scatter drawn", the later of the table and the first animation frame at
+which the scatter's points hold the new overall scores (a poll on every frame: the scatter is
+drawn after the table's paint, assets/plots.js). Also the server-side cost of the Explore part
+alone (``explore.fill``: values, Pareto front, the figure) per edit.
 
     python benchmarks/bench_explore.py [--edits 10] [--only ml-peg,1000x1000] [--gl N]
+    python benchmarks/bench_explore.py --base /work/main --data /tmp/benchdata/ml-peg --edits 20
+
+``--base CHECKOUT --data DIR``: A/B against another checkout in one run: ``ml-peg-like serve``
+of a copy of DIR from this tree and from CHECKOUT (``python -m ml_peg_like`` run there), four
+pages (each server's overview and Explore view) in one browser, every edit typed into all four
+in a rotating order; prints both trees' medians and open / closed ratios.
 
 ``--gl N``: Plotly ``scattergl`` above N points (default: the dashboard's own threshold), e.g.
 ``--gl 5000`` to measure SVG ``scatter`` at 1,000 models.
@@ -18,9 +26,15 @@ Explore part alone (``explore.fill``: values, Pareto front, the figure) per edit
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -28,11 +42,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bench_dashboard import INSTALL, datasets  # noqa: E402
+from bench_dashboard import INSTALL, datasets, wait_health  # noqa: E402
 from browser_utils import chromium, live_server  # noqa: E402
 
-from ml_peg_like import score  # noqa: E402
-from ml_peg_like.dashboard import create_app  # noqa: E402
+from ml_peg_like import load_dataset, score  # noqa: E402
+from ml_peg_like.dashboard import create_app, figures  # noqa: E402
 from ml_peg_like.dashboard.components import explore as ev  # noqa: E402
 from ml_peg_like.dashboard.tables import fmt_score  # noqa: E402
 
@@ -136,24 +150,100 @@ def interleaved(cfg, raw, n: int) -> dict[str, list[float]]:
     return res
 
 
+@contextmanager
+def served(tree: Path, data_dir: Path):
+    """``ml-peg-like serve data_dir`` of the package in ``tree`` (a subprocess); yields its URL."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    cmd = [sys.executable, "-m", "ml_peg_like", "serve", str(data_dir), "--port", str(port)]
+    proc = subprocess.Popen(
+        cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        wait_health(proc, url, time.perf_counter(), str(tree))
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def ab(base: Path, data: Path, n: int) -> None:
+    """This tree against ``base``: four pages, every edit in all four, the order rotating."""
+    cfg, raw = load_dataset(data)
+    cat = cfg.categories[0].name
+    path = f"{cat}.weight"
+    trees = {"base": base, "new": ROOT}
+    res = {(t, k): [] for t in trees for k in ("closed", "open_grid", "open")}
+    with tempfile.TemporaryDirectory() as tmp, chromium() as b:
+        urls = {}
+        stack = []
+        for t, tree in trees.items():
+            d = Path(tmp) / t  # a copy: serve may write its cache beside the data
+            shutil.copytree(data, d)
+            cm = served(tree, d)
+            urls[t] = cm.__enter__()
+            stack.append(cm)
+        try:
+            pages = []
+            for t in trees:
+                pages.append((t, False, _open(b, urls[t], "", False)))
+                q = f"?v=explore&x={quote(cat)}&y=overall"
+                pages.append((t, True, _open(b, urls[t], q, True)))
+            for k in range(n):
+                w = [2.0, 0.5, 3.0, 0.25][k % 4] + k * 1e-3
+                ov = score(raw, cfg.apply_changes({cat: {"weight": w}})).overall["score"]
+                expected = {m: fmt_score(v, cfg.scale) for m, v in ov.items()}
+                exp_y = {m: round(float(v), 12) for m, v in ov.items() if v == v}
+                order = pages[k % 4 :] + pages[: k % 4]
+                for t, is_open, page in order if k % 2 == 0 else order[::-1]:
+                    g, e = _edit(page, path, w, expected, exp_y if is_open else None)
+                    if is_open:
+                        res[(t, "open_grid")].append(g)
+                        res[(t, "open")].append(e)
+                    else:
+                        res[(t, "closed")].append(e)
+                    page.wait_for_timeout(150)
+        finally:
+            for cm in stack:
+                cm.__exit__(None, None, None)
+    for t, tree in trees.items():
+        med = {k: statistics.median(res[(t, k)]) for k in ("closed", "open_grid", "open")}
+        print(
+            f"{t:4s} ({tree}): {n} edits, table {med['closed']:.0f} ms closed vs "
+            f"{med['open_grid']:.0f} ms open ({100 * (med['open_grid'] / med['closed'] - 1):+.0f} %), "
+            f"scatter drawn {med['open']:.0f} ms ({100 * (med['open'] / med['closed'] - 1):+.0f} %)",
+            flush=True,
+        )
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--edits", type=int, default=10)
     p.add_argument("--only", default="ml-peg,1000x1000")
     p.add_argument("--gl", type=int, default=None, help="scattergl above this many points")
+    p.add_argument("--base", default=None, help="A/B against this checkout (with --data)")
+    p.add_argument("--data", default=None, help="a data set directory (with --base)")
     args = p.parse_args(argv)
+    if args.base:
+        ab(Path(args.base), Path(args.data), args.edits)
+        return 0
     if args.gl is not None:
-        ev.GL_POINTS = args.gl
+        figures.GL_POINTS = args.gl
     for name, cfg, raw in datasets(set(args.only.split(","))):
         r = interleaved(cfg, raw, args.edits)
         med = {k: statistics.median(v) for k, v in r.items()}
         fill = server_side(cfg, raw)
-        kind = "scattergl" if len(raw.models) > ev.GL_POINTS else "scatter"
+        kind = "scattergl" if len(raw.models) > figures.GL_POINTS else "scatter"
         print(
             f"{name:7s} {len(raw.models):5d} models x {len(cfg.metric_paths()):5d} metrics "
-            f"({kind}), {args.edits} interleaved edits: median {med['closed']:.0f} ms (Explore "
-            f"closed) vs {med['open']:.0f} ms (Explore open, scatter redrawn; its grid "
-            f"{med['open_grid']:.0f} ms): {100 * (med['open'] / med['closed'] - 1):+.0f} %; "
+            f"({kind}), {args.edits} interleaved edits: table median {med['closed']:.0f} ms "
+            f"(Explore closed) vs {med['open_grid']:.0f} ms (Explore open): "
+            f"{100 * (med['open_grid'] / med['closed'] - 1):+.0f} %; scatter drawn "
+            f"{med['open']:.0f} ms (the later of table and scatter, Explore open): "
+            f"{100 * (med['open'] / med['closed'] - 1):+.0f} % of the closed table; "
             f"explore.fill {fill:.1f} ms server-side",
             flush=True,
         )

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 from browser_utils import require_browser, served_dashboard, small_dataset
+from test_dashboard_browser import goto_view
 
 from ml_peg_like import score
-from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard import create_app, ids
 from ml_peg_like.dashboard.components import compare
 from ml_peg_like.dashboard.tables import fmt_score
 
@@ -131,6 +132,38 @@ def test_scatter_follows_an_edit_and_the_url_keeps_the_view(env):
     assert "v=explore" in search and "x=Classification" in search and "s=" in search
     page.reload()
     figure(page, "explore-graph", lambda f: abs(points(f)["Ridge"][1] - want) < 1e-9)
+
+
+def _ridge(raw, cfg, weight: float) -> float:
+    new = score(raw, cfg.apply_changes({"Classification": {"weight": weight}}))
+    return round(float(new.overall["score"]["Ridge"]), 9)
+
+
+def test_the_scatter_follows_edits_after_leaving_and_reopening_the_view(env):
+    """Each edit's update of the scatter is drawn, also one equal to an update sent before the
+    view was left (the graph drawn on return shows a newer state than that update)."""
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    page.goto(f"{env['url']}/?v=explore&x=Classification&y=overall")
+    figure(page, "explore-graph", lambda f: "Ridge" in points(f))
+    near = lambda w: lambda f: abs(points(f)["Ridge"][1] - _ridge(raw, cfg, w)) < 1e-9  # noqa: E731
+    assert _ridge(raw, cfg, 2.0) != _ridge(raw, cfg, 0.5)
+    for w in (2.0, 0.5, 2.0):
+        box = page.locator("input[name='Classification.weight']")
+        box.fill(repr(w))
+        box.press("Enter")
+        figure(page, "explore-graph", near(w))
+    goto_view(page, "")  # the overview: its own weight box, the scatter hidden
+    page.wait_for_selector("#explore-wrap", state="hidden")
+    box = page.locator("input[name='Classification.weight']")
+    box.fill("0.5")
+    box.press("Enter")
+    page.wait_for_function("() => location.search.includes('s=')")
+    goto_view(page, ids.PAGE_EXPLORE)
+    figure(page, "explore-graph", near(0.5))
+    box = page.locator("input[name='Classification.weight']")
+    box.fill("2.0")
+    box.press("Enter")
+    figure(page, "explore-graph", near(2.0))
 
 
 def test_png_and_svg_downloads(env):

@@ -1,12 +1,11 @@
 """Server side of the Explore view's speed (issue 17): the quantities' options are not in the
-first page's layout (they come when the view opens), and an edit's Patch of the scatter carries
+first page's layout (they come when the view opens), and an edit's update of the scatter carries
 its traces, title and axis types but not the rest of the layout."""
 
 from __future__ import annotations
 
 import json
 
-import orjson
 import pytest
 from browser_utils import small_dataset
 
@@ -40,26 +39,37 @@ def test_the_quantities_are_not_in_the_layout_but_sent_when_explore_opens(app):
     assert "opts_x" not in out
 
 
-def test_a_scatter_patch_sends_the_traces_title_and_axis_types_only(app):
+def test_an_edit_sends_the_scatters_traces_title_and_axis_types_only(app):
     cache = app.score_cache
     cfg = cache.defaults
     _c, s = cache.scores_for({"Classification": {"weight": 3}})
     xq = ev.ex.parse_quantity(cfg, "Classification", None)
     yq = ev.ex.parse_quantity(cfg, "overall", None)
     fig = ev.scatter_figure(s, xq, yq, list(s.models), cache.display)
-    ops = orjson.loads(json.dumps(ev.scatter_patch(fig).to_plotly_json()))["operations"]
-    assert {tuple(o["location"]) for o in ops} == {
-        ("data",),
-        ("layout", "title", "text"),
-        ("layout", "showlegend"),
-        ("layout", "xaxis", "type"),
-        ("layout", "yaxis", "type"),
-    }
-    data = next(o for o in ops if o["location"] == ["data"])["params"]["value"]
-    points = data[0]
+    upd = json.loads(ev.scatter_update(fig))
+    assert set(upd) == {"rev", "data", "title", "showlegend", "types"}
+    assert upd["rev"] == "Classification|overall||auto"  # the selection it belongs to
+    assert upd["types"] == ["linear", "linear"]
+    assert upd["showlegend"] is False
+    assert upd["title"] == fig["layout"]["title"]["text"]
+    # score axes are fixed to the whole score range: an edit moves the points, not the axes
+    for a in ("xaxis", "yaxis"):
+        assert fig["layout"][a]["range"] == [-0.04, 1.04]
+        assert fig["layout"][a]["autorange"] is False
+    points = upd["data"][0]
     # the new overall scores, from the engine
     want = score(cache.raw, cfg.apply_changes({"Classification": {"weight": 3}}))
     ov = want.overall["score"]
     got = dict(zip(points["customdata"], points["y"], strict=True))
     assert got == pytest.approx({m: float(ov[m]) for m in got})
     assert len(got) == sum(ov.notna())
+
+
+def test_the_scatter_update_goes_to_the_attribute_only_while_the_graph_stays(app):
+    cache = app.score_cache
+    _cfg, s = cache.scores_for({})
+    kw = dict(cache=cache, scores=s, view="", is_bench=False, sel=ev.defaults(cache), models=None)
+    out: dict = {}
+    ev.fill(out, page=ids.PAGE_EXPLORE, view_changed=True, graphs={ev.plots.EXPLORE}, **kw)
+    assert out["ex_next"] == ""  # a new graph shows this state: the attribute is cleared
+    assert out["ex_fig"] is not None

@@ -94,6 +94,9 @@ EXPLORE_AXES = "explore-axes"
 EXPLORE_HOLDER = "explore-holder"
 EXPLORE_GRAPH = "explore-graph"
 EXPLORE_CARD = "explore-card"
+#: a hidden element whose ``ATTR_FIG`` attribute holds an edit's update of the scatter (JSON);
+#: assets/plots.js draws it after the browser has painted the table
+EXPLORE_NEXT = "explore-next"
 COMPARE_WRAP = "compare-wrap"
 COMPARE_MODELS = "compare-models"
 COMPARE_OPEN = "compare-open"  # the "Compare (n)" button above the grid
@@ -233,6 +236,7 @@ CLASS_METRIC = "metric"
 CLASS_PLOT_DL = "plot-dl"
 CLASS_INTERVAL = "sens-iv"  # the holder of a box's interval text
 ATTR_BOX = "data-box"  # on an interval holder: its box's name (``box_name``)
+ATTR_FIG = "data-fig"  # on EXPLORE_NEXT: the scatter's update (JSON)
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
 ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
 ROW_DOMINATED = "_dom"  # a row's "dominated by X, Y" (absent when not dominated)
@@ -290,6 +294,9 @@ def js_names(
         "keyPath": KEY_PATH,
         "keyIndex": KEY_INDEX,
         "plotDownload": CLASS_PLOT_DL,
+        "exploreGraph": EXPLORE_GRAPH,
+        "exploreNext": EXPLORE_NEXT,
+        "figAttr": ATTR_FIG,
         "compareMax": COMPARE_MAX,
         "pageCompare": PAGE_COMPARE,
         "settings": SETTINGS,

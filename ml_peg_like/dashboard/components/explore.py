@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
-from dash import ALL, Input, Output, Patch, ctx, dcc, html, no_update
+from dash import Input, Output, ctx, dcc, html, no_update
 
 from ... import explore as ex
 from ...errors import ConfigError
@@ -29,6 +29,7 @@ Q_X, Q_Y, Q_C, Q_AXES, Q_IMG, Q_MODELS = "x", "y", "c", "axes", "img", "models"
 AXES = ("auto", "linear", "log")
 WIDE = 1e3  # log axis (auto) when max / min exceeds this (three decades)
 MAX_COLOURS = 8  # category colours; the rest are "other"
+SCORE_RANGE = (-0.04, 1.04)  # a linear score axis: [0, 1] and room for the markers
 HIDDEN = {"display": "none"}
 
 #: the edit callback's extra inputs and outputs (components/edit.py merges them)
@@ -49,8 +50,9 @@ OUTPUTS = dict(
     bench_fig=Output(ids.BENCH_FIG_HOLDER, "children"),
     plot_figs=plots.FIGS,
     plot_sig=plots.SIG,
-    # an edit's changes of the scatter, straight into its graph (a Patch; no browser-side hop)
-    ex_patch=Output(ids.plot_graph(ALL), "figure", allow_duplicate=True),
+    # an edit's update of the scatter (JSON in an attribute; assets/plots.js draws it after the
+    # table's paint: no browser-side callback, no Graph re-render in the table's frame)
+    ex_next=Output(ids.EXPLORE_NEXT, ids.ATTR_FIG),
     # the quantities (~800 at ML-PEG scale, 190 KB): sent when the view opens, not in the page
     opts_x=Output(ids.EXPLORE_X, "options"),
     opts_y=Output(ids.EXPLORE_Y, "options"),
@@ -61,7 +63,7 @@ OUTPUTS = dict(
     set_models=Output(ids.COMPARE_MODELS, "value"),
 )
 #: the wildcard outputs among OUTPUTS (the edit callback answers them with a list)
-WILDCARD_OUTPUTS = ("ex_patch",)
+WILDCARD_OUTPUTS: tuple[str, ...] = ()
 SEL_KEYS = (("x", "set_x"), ("y", "set_y"), ("c", "set_c"), ("axes", "set_axes"))
 
 
@@ -227,6 +229,7 @@ def layout(cache) -> list:
             html.H3("Explore"),
             controls,
             html.Div(id=ids.EXPLORE_HOLDER, className="ex-holder"),
+            html.Div(id=ids.EXPLORE_NEXT, hidden=True, **{ids.ATTR_FIG: ""}),
             html.Div(id=ids.EXPLORE_CARD, className="ex-card"),
         ],
         id=ids.EXPLORE_WRAP,
@@ -378,6 +381,11 @@ def scatter_figure(
             # attributes get one automatically beyond three decades
             mode = "linear" if axes == "auto" and q.kind in ("score", ex.OVERALL) else axes
             a["type"] = _numeric_axis(np.asarray(vals, float), mode)
+            if a["type"] == "linear" and q.kind in ("score", ex.OVERALL):
+                # the whole score range, fixed: an edit moves the points, not the axis (and
+                # plots.js can then move them without redrawing the axes)
+                a["range"] = list(SCORE_RANGE)
+                a["autorange"] = False
         elif k == ex.DATE:
             a["type"] = "date"
         else:
@@ -410,19 +418,24 @@ def scatter_figure(
 # ------------------------------------------------------------------------------------------------
 
 
-def scatter_patch(fig: dict) -> Patch:
-    """What an edit changes in a scatter whose selection (axes, colour, log) stays: the traces
-    (points, hover texts, the Pareto line), the title's counts, the automatic axis types and the
-    legend's presence. The rest of the layout (theme, axis titles, ``uirevision``: the zoom)
-    is not sent again."""
-    p = Patch()
+def scatter_update(fig: dict) -> str:
+    """What an edit changes in a scatter whose selection (axes, colour, log) stays, as the JSON
+    ``assets/plots.js`` draws after the table's paint: the traces (points, hover texts, the
+    Pareto line), the title's counts, the automatic axis types and the legend's presence. The
+    rest of the layout (theme, axis titles, ``uirevision``: the zoom) is the graph's own; ``rev``
+    (the ``uirevision``) names the selection the update belongs to."""
+    from dash._utils import to_json  # Dash's own encoder (numpy, dates); on first use
+
     lay = fig["layout"]
-    p["data"] = fig["data"]
-    p["layout"]["title"]["text"] = lay["title"]["text"]
-    p["layout"]["showlegend"] = lay["showlegend"]
-    for a in ("xaxis", "yaxis"):
-        p["layout"][a]["type"] = lay[a]["type"]
-    return p
+    return to_json(
+        {
+            "rev": lay["uirevision"],
+            "data": fig["data"],
+            "title": lay["title"]["text"],
+            "showlegend": lay["showlegend"],
+            "types": [lay["xaxis"]["type"], lay["yaxis"]["type"]],
+        }
+    )
 
 
 def _new_selection() -> bool:
@@ -474,16 +487,15 @@ def fill(
             theme=theme,
         )
         if plots.EXPLORE in graphs and not view_changed and not _new_selection():
-            out["ex_patch"] = [
-                scatter_patch(fig) if o["id"].get(ids.KEY_INDEX) == plots.EXPLORE else no_update
-                for o in ctx.outputs_grouping["ex_patch"]
-            ]
+            out["ex_next"] = scatter_update(fig)
             if held:
                 out["plot_sig"] = None  # the graph no longer shows what the store holds
         else:
             plots.put(
                 out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed, held
             )
+            # the graph shows this state: a later update equal to the last one is drawn too
+            out["ex_next"] = ""
     elif page == ids.PAGE_COMPARE:
         picked = sel["models"] or compare.default_models(scores, shown)
         compare.fill(out, scores, picked, names, graphs, view_changed, theme=theme, held=held)

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bench_dashboard import wait_health  # noqa: E402
+from bench_dashboard import compile_package, wait_health  # noqa: E402
 from browser_utils import chromium  # noqa: E402
 
 FIRST_CELL = """(() => {
@@ -139,6 +139,8 @@ def main(argv=None) -> int:
     )
     args = p.parse_args(argv)
     variants = [("this", None)] + ([("base", str(Path(args.base).resolve()))] if args.base else [])
+    for _name, tree in variants:  # both start from bytecode, as an installed wheel does
+        compile_package(Path(tree) if tree else ROOT)
     runs: dict[str, list[dict]] = {name: [] for name, _ in variants}
     with chromium() as browser:
         for _ in range(args.rounds):

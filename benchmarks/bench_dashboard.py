@@ -61,9 +61,15 @@ def timed_edit(page, raw, cfg, path: str, value: float) -> float | None:
     visible_now = {names[r]: vals[r] for r in vals if r in names}
     if all(expected.get(m) == t for m, t in visible_now.items()):
         return None
+    return typed_edit(page, path, f"{value:.6g}" if abs(value) < 1e6 else repr(value), expected)
+
+
+def typed_edit(page, path: str, text: str, expected: dict) -> float:
+    """Arm ``INSTALL``'s stamps for ``expected`` (model -> Overall cell text), type ``text``
+    into ``path``'s good box, press Enter; the ms until the cells show it."""
     page.evaluate("(e) => window.__arm(e)", expected)
     box = page.locator(f"input[name='{path}.good']")
-    box.fill(f"{value:.6g}" if abs(value) < 1e6 else repr(value))
+    box.fill(text)
     box.press("Enter")
     return page.evaluate("async () => (await window.__done) - window.__t0")
 

@@ -58,6 +58,7 @@ from bench_dashboard import (  # noqa: E402
     mlpeg_config,
     synthetic_raw,
     timed_edit,
+    typed_edit,
 )
 from browser_utils import chromium, live_server  # noqa: E402
 
@@ -193,12 +194,8 @@ def compare_sensitivity(name: str, cfg, raw, n_edits: int) -> dict:
             expected = {m: fmt_score(v, cfg.scale) for m, v in new.overall["score"].items()}
             for on in (False, True) if k % 2 == 0 else (True, False):
                 page = pages[on]
-                page.evaluate("(e) => window.__arm(e)", expected)
                 n_before = len(server[on])
-                box = page.locator(f"input[name='{path}.good']")
-                box.fill(repr(float(value)))
-                box.press("Enter")
-                t_done = page.evaluate("async () => (await window.__done) - window.__t0")
+                t_done = typed_edit(page, path, repr(float(value)), expected)
                 page.wait_for_timeout(150)
                 if k >= 2:  # the first two values warm both up
                     lat[on].append(t_done)
@@ -291,11 +288,7 @@ def compare_base(base: Path, data: Path, n_edits: int) -> None:
                 order = keys[k % 4 :] + keys[: k % 4]
                 for key in order if k % 2 == 0 else order[::-1]:
                     page = pages[key]
-                    page.evaluate("(e) => window.__arm(e)", expected)
-                    box = page.locator(f"input[name='{path}.good']")
-                    box.fill(repr(float(value)))
-                    box.press("Enter")
-                    t_done = page.evaluate("async () => (await window.__done) - window.__t0")
+                    t_done = typed_edit(page, path, repr(float(value)), expected)
                     page.wait_for_timeout(150)
                     if k >= 2:  # the first two values warm them up
                         lat[key].append(t_done)

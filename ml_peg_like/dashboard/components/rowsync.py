@@ -13,7 +13,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import orjson
@@ -86,8 +85,6 @@ def register(app) -> None:
 FULL_TABLE_MAX_BYTES = 128 * 1024
 #: ``deltas`` of a large table: the edit sends only the row key (see :class:`RowSync`)
 INFINITE = "infinite"
-#: row sets built ahead at most at a time (``RowSync.prebuild``)
-PREBUILDS = 2
 #: row tables kept (``INFINITE``: the states whose blocks the browsers ask for; deltas: the
 #: browsers' rows and the new ones)
 TABLES = 4
@@ -116,10 +113,6 @@ class RowSync:
         self.cache = cache
         self.build = build
         self.deltas = deltas
-        # INFINITE: the rows of an edit's new key are built while its response travels and
-        # the browser draws it, so that the grid's fetch of its blocks finds them built
-        self._pool: ThreadPoolExecutor | None = None
-        self._pending: dict[str, Future] = {}
         self._lock = threading.Lock()
         self._tables: OrderedDict[str, Any] = OrderedDict()
         self._sizes: OrderedDict[str, int] = OrderedDict()  # row JSON bytes per view + filter
@@ -141,32 +134,8 @@ class RowSync:
                 self._tables.popitem(last=False)
         return table
 
-    def prebuild(self, key: str, *args) -> None:
-        """Build the rows of ``key`` (``table_of``'s arguments) in a background thread: at most
-        ``PREBUILDS`` at a time, else not at all (the fetch builds them)."""
-        with self._lock:
-            if key in self._pending or len(self._pending) >= PREBUILDS:
-                return
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rows")
-            fut = self._pool.submit(self.table_of, key, *args)
-            self._pending[key] = fut
-
-        def done(_f, key=key):
-            with self._lock:
-                self._pending.pop(key, None)
-
-        fut.add_done_callback(done)
-
     def rows_for(self, key: Any) -> RowTable | None:
         """The rows of a row key as columns (None when it is not readable)."""
-        with self._lock:
-            fut = self._pending.get(key) if isinstance(key, str) else None
-        if fut is not None:
-            try:
-                return fut.result(timeout=60)
-            except Exception:  # noqa: BLE001 (built again below, where errors are handled)
-                pass
         old = self._old_rows(key)
         return None if old is None else old[1]
 
@@ -204,22 +173,19 @@ class RowSync:
         filters: dict,
         models: list[str] | None,
         rank_shown: bool = False,
-        sort: str | None = None,
+        sort: str = "",
     ) -> None:
         """Fill ``out["rows"]`` (the whole table) or ``out["rowdelta"]`` and ``out["rowkey"]``.
-        ``INFINITE``: only ``out["rowkey"]`` and, given the URL's ``sort`` text, the new key's
-        first block in that sort (``out["bigblock"]``: the grid then needs no fetch while it
-        shows the top; without ``sort`` the rows are built in the background for the fetch)."""
+        ``INFINITE``: only ``out["rowkey"]`` and the new key's first block in the URL's
+        ``sort`` text (``out["bigblock"]``: the grid then needs no fetch while it shows the
+        top; the new rows are built here, so its fetches of other blocks find them built)."""
         view_key = _view_key(view, rank_shown)
         key = row_key(changes_key, view_key, encode_filters(filters))
         if self.deltas == INFINITE:  # the grid fetches the rows it shows itself
             if key != shown:
                 out["rowkey"] = key
-                if sort is None:
-                    self.prebuild(key, changes_key, scores, view, models, rank_shown)
-                else:
-                    table = self.table_of(key, changes_key, scores, view, models, rank_shown)
-                    out["bigblock"] = self.blocks.first(key, table, sort)
+                table = self.table_of(key, changes_key, scores, view, models, rank_shown)
+                out["bigblock"] = self.blocks.first(key, table, sort)
             return
         if not self.deltas:  # the whole table every time (the benchmark's "before")
             out["rows"] = self.build(changes_key, scores, view, models, rank_shown)

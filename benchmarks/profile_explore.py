@@ -4,10 +4,11 @@ profile (CDP) of N weight edits on the overview and N on the Explore page (x = t
 category, y = overall) of one browser, edits interleaved; prints the self time per edit of each
 script (Plotly, Dash's renderer, React, AG Grid, ...) on both pages and the difference.
 
-    python benchmarks/profile_explore.py [--tree CHECKOUT] [--edits 12]
+    python benchmarks/profile_explore.py [--tree CHECKOUT] [--edits 12] [--data DIR]
 
 ``--tree``: profile another checkout's package (e.g. ``/work/main``), with this tree's data sets
-and browser helpers. Absolute times include the machine's load; compare the two pages of a run.
+and browser helpers; ``--data``: a data set directory (e.g. ``/work/data/ml-peg``) instead of
+the ML-PEG anchors beside the checkout. Absolute times include the machine's load; compare the two pages of a run.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ SCRIPTS = (
 )
 
 
-def self_times(profile: dict) -> collections.Counter:
-    """ms of self time per script (file name without version) of a CDP profile."""
+def self_times(profile: dict, by_function: bool = False) -> collections.Counter:
+    """ms of self time per script (file name without version) of a CDP profile; per function
+    (``script:function:line``) with ``by_function``."""
     nodes = {n["id"]: n for n in profile["nodes"]}
     per_node: collections.Counter = collections.Counter()
     for s, d in zip(profile["samples"], profile["timeDeltas"], strict=False):
@@ -44,6 +46,8 @@ def self_times(profile: dict) -> collections.Counter:
     for nid, t in per_node.items():
         cf = nodes[nid]["callFrame"]
         name = cf["url"].rsplit("/", 1)[-1].split("?")[0].split(".v")[0]
+        if by_function:
+            name = f"{name}:{cf['functionName'] or '(anonymous)'}:{cf['lineNumber']}"
         out[name or cf["functionName"] or "(native)"] += t / 1000
     return out
 
@@ -52,6 +56,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tree", default=str(ROOT), help="the checkout whose package is profiled")
     p.add_argument("--edits", type=int, default=12)
+    p.add_argument("--functions", type=int, default=0, help="also the N functions that differ most")
+    p.add_argument("--data", default=None, help="a data set directory instead of the anchors'")
     args = p.parse_args(argv)
     sys.path[:0] = [args.tree, str(ROOT / "benchmarks"), str(ROOT / "tests")]
     import ml_peg_like  # noqa: PLC0415 (first: bench_dashboard puts this tree on the path)
@@ -64,7 +70,9 @@ def main(argv=None) -> int:
     from ml_peg_like.dashboard import create_app  # noqa: PLC0415
     from ml_peg_like.dashboard.tables import fmt_score  # noqa: PLC0415
 
-    _name, cfg, raw = next(datasets({"ml-peg"}))
+    from ml_peg_like import load_dataset  # noqa: PLC0415
+
+    cfg, raw = load_dataset(args.data) if args.data else next(datasets({"ml-peg"}))[1:]
     app = create_app(cfg, raw, robustness=False)
     cat = cfg.categories[0].name
     n = args.edits
@@ -99,7 +107,8 @@ def main(argv=None) -> int:
                     page.evaluate("async () => (await window.__done) - window.__t0")
                 )
                 page.wait_for_timeout(400)
-        res = {o: self_times(pages[o][1].send("Profiler.stop")["profile"]) for o in pages}
+        profs = {o: pages[o][1].send("Profiler.stop")["profile"] for o in pages}
+        res = {o: self_times(profs[o]) for o in pages}
     print(
         f"{package}: {n} edits per page, table median "
         f"{statistics.median(lat[False]):.0f} ms closed, {statistics.median(lat[True]):.0f} ms open"
@@ -109,6 +118,12 @@ def main(argv=None) -> int:
         print(f"  {key:22s} closed {c:6.1f}  open {o:6.1f} ms per edit  ({o - c:+.1f})")
     c, o = (sum(v for s, v in res[x].items() if s != "(idle)") / n for x in (False, True))
     print(f"  {'all but idle':22s} closed {c:6.1f}  open {o:6.1f} ms per edit  ({o - c:+.1f})")
+    if args.functions:
+        fn = {o: self_times(profs[o], by_function=True) for o in profs}
+        diff = {k: (fn[True][k] - fn[False][k]) / n for k in set(fn[True]) | set(fn[False])}
+        print(f"  the {args.functions} functions the open page adds most self time to (ms per edit):")
+        for k in sorted(diff, key=diff.get, reverse=True)[: args.functions]:
+            print(f"    {diff[k]:+6.1f}  {k}")
     return 0
 
 

@@ -66,11 +66,9 @@ def main(argv=None) -> int:
     from bench_dashboard import INSTALL, datasets  # noqa: PLC0415
     from browser_utils import chromium, live_server  # noqa: PLC0415
 
-    from ml_peg_like import score  # noqa: PLC0415
+    from ml_peg_like import load_dataset, score  # noqa: PLC0415
     from ml_peg_like.dashboard import create_app  # noqa: PLC0415
     from ml_peg_like.dashboard.tables import fmt_score  # noqa: PLC0415
-
-    from ml_peg_like import load_dataset  # noqa: PLC0415
 
     cfg, raw = load_dataset(args.data) if args.data else next(datasets({"ml-peg"}))[1:]
     app = create_app(cfg, raw, robustness=False)
@@ -121,7 +119,9 @@ def main(argv=None) -> int:
     if args.functions:
         fn = {o: self_times(profs[o], by_function=True) for o in profs}
         diff = {k: (fn[True][k] - fn[False][k]) / n for k in set(fn[True]) | set(fn[False])}
-        print(f"  the {args.functions} functions the open page adds most self time to (ms per edit):")
+        print(
+            f"  the {args.functions} functions the open page adds most self time to (ms per edit):"
+        )
         for k in sorted(diff, key=diff.get, reverse=True)[: args.functions]:
             print(f"    {diff[k]:+6.1f}  {k}")
     return 0

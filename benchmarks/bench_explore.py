@@ -19,6 +19,9 @@ of a copy of DIR from this tree and from CHECKOUT (``python -m ml_peg_like`` run
 pages (each server's overview and Explore view) in one browser, every edit typed into all four
 in a rotating order; prints both trees' medians and open / closed ratios.
 
+``--data DIR`` alone: that data set instead of the generated ones (e.g. ``/work/data/ml-peg``
+when the ML-PEG anchors are not beside the checkout).
+
 ``--gl N``: Plotly ``scattergl`` above N points (default: the dashboard's own threshold), e.g.
 ``--gl 5000`` to measure SVG ``scatter`` at 1,000 models.
 """
@@ -225,14 +228,17 @@ def main(argv=None) -> int:
     p.add_argument("--only", default="ml-peg,1000x1000")
     p.add_argument("--gl", type=int, default=None, help="scattergl above this many points")
     p.add_argument("--base", default=None, help="A/B against this checkout (with --data)")
-    p.add_argument("--data", default=None, help="a data set directory (with --base)")
+    p.add_argument("--data", default=None, help="a data set directory (required with --base)")
     args = p.parse_args(argv)
     if args.base:
         ab(Path(args.base), Path(args.data), args.edits)
         return 0
     if args.gl is not None:
         figures.GL_POINTS = args.gl
-    for name, cfg, raw in datasets(set(args.only.split(","))):
+    sets = datasets(set(args.only.split(",")))
+    if args.data:  # a data set directory instead of the generated ones
+        sets = [(Path(args.data).name, *load_dataset(args.data))]
+    for name, cfg, raw in sets:
         r = interleaved(cfg, raw, args.edits)
         med = {k: statistics.median(v) for k, v in r.items()}
         fill = server_side(cfg, raw)

@@ -217,9 +217,17 @@ def ab(base: Path, data: Path, n: int) -> None:
         print(
             f"{t:4s} ({tree}): {n} edits, table {med['closed']:.0f} ms closed vs "
             f"{med['open_grid']:.0f} ms open ({100 * (med['open_grid'] / med['closed'] - 1):+.0f} %), "
-            f"scatter drawn {med['open']:.0f} ms ({100 * (med['open'] / med['closed'] - 1):+.0f} %)",
+            f"scatter drawn {med['open']:.0f} ms ({100 * (med['open'] / med['closed'] - 1):+.0f} %); "
+            f"paired: {paired(res[(t, 'open')], res[(t, 'closed')])}",
             flush=True,
         )
+
+
+def paired(opened: list[float], closed: list[float]) -> str:
+    """The median and quartiles of the per-edit ratios open / closed (the same edit typed into
+    both pages one after the other: less moved by the machine's load than the ratio of medians)."""
+    q = statistics.quantiles([o / c for o, c in zip(opened, closed, strict=True)], n=4)
+    return f"median {100 * (q[1] - 1):+.0f} % (q25 {100 * (q[0] - 1):+.0f} %, q75 {100 * (q[2] - 1):+.0f} %)"
 
 
 def main(argv=None) -> int:
@@ -249,7 +257,8 @@ def main(argv=None) -> int:
             f"(Explore closed) vs {med['open_grid']:.0f} ms (Explore open): "
             f"{100 * (med['open_grid'] / med['closed'] - 1):+.0f} %; scatter drawn "
             f"{med['open']:.0f} ms (the later of table and scatter, Explore open): "
-            f"{100 * (med['open'] / med['closed'] - 1):+.0f} % of the closed table; "
+            f"{100 * (med['open'] / med['closed'] - 1):+.0f} % of the closed table "
+            f"(paired {paired(r['open'], r['closed'])}); "
             f"explore.fill {fill:.1f} ms server-side",
             flush=True,
         )

@@ -8,8 +8,11 @@
  * attribute of a hidden element (ids.EXPLORE_NEXT, ids.ATTR_FIG: JSON {rev, data, title,
  * showlegend, types}); a MutationObserver on that attribute draws it on the existing graph, with
  * no Dash callback and no Graph re-render. When only the points move (same traces, title and
- * axis types; each axis fixed or spanning the same values) Plotly.animate moves them without
- * redrawing axes, title or legend (a few ms, in Plotly's next animation frame); otherwise
+ * axis types; each axis fixed or spanning the same values) and they are the same points (same
+ * customdata, markers, lines) movePoints moves their SVG nodes and the front's path itself, at
+ * once (well under a millisecond; an edit's usual case); when the points differ, Plotly.animate
+ * moves them without redrawing axes, title or legend (~10 ms in its next animation frame,
+ * which delayed the table's cells: issue 17); otherwise
  * Plotly.react redraws the whole figure after the browser has painted the table
  * (requestAnimationFrame, then a task), so its ~15 ms are not in the table's frame. Only the
  * newest update is drawn; one of another selection (rev, the figure's uirevision) is dropped:

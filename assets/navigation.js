@@ -69,8 +69,9 @@
   }
   dc.mplAfterGrid = afterGrid;
 
-  // the sidebar's <button> elements from its entries ([path, label, tooltip, kind] as JSON in
-  // an attribute: navigation.sidebar), once; text goes in as text, never as HTML
+  // the sidebar's <button> elements from its entries ([path, label, tooltip] as JSON in an
+  // attribute: navigation.sidebar), once (highlight sets their classes); text goes in as
+  // text, never as HTML
   function makeSidebar(nav) {
     if (nav.querySelector("button")) return;
     var items;
@@ -83,7 +84,7 @@
     items.forEach(function (it) {
       var b = document.createElement("button");
       b.type = "button";
-      b.className = "nav-item " + it[3];
+      b.className = "nav-item";
       b.setAttribute(N().navPathAttr, it[0]);
       b.textContent = it[1];
       if (it[2]) b.title = it[2];

@@ -15,26 +15,26 @@ from .. import ids
 
 
 def sidebar_items(cfg: Config) -> list[list[str]]:
-    """The sidebar's entries in order, each ``[view path, label, tooltip, kind]``: the top
-    pages, then every category (kind ``cat``) followed by its benchmarks (``bench``, shown when
-    their category is open)."""
-    items = [["", "Overview", "", "top"]]
+    """The sidebar's entries in order, each ``[view path, label, tooltip]``: the top pages,
+    then every category followed by its benchmarks (the browser shows those of the open
+    category only: its classes come from the ``tree`` store, navigation.js)."""
+    items = [["", "Overview", ""]]
     for page, label, tip in (
         (ids.PAGE_EXPLORE, "Explore", "Scatter any two quantities, one point per model"),
         (ids.PAGE_COMPARE, "Compare", "Up to six models side by side"),
     ):
-        items.append([page, label, tip, "top"])
+        items.append([page, label, tip])
     for c in cfg.categories:
-        items.append([c.name, c.name, c.description or c.name, "cat"])
+        items.append([c.name, c.name, c.description or c.name])
         for b in c.benchmarks:
-            items.append([f"{c.name}/{b.name}", b.name, b.description or b.name, "bench"])
+            items.append([f"{c.name}/{b.name}", b.name, b.description or b.name])
     return items
 
 
 def sidebar(cfg: Config) -> html.Nav:
     """ONE Dash component: the entries travel as JSON in an attribute and the browser makes
     them plain ``<button>`` elements (assets/navigation.js): a Dash component per entry (~90 at
-    ML-PEG scale) cost the first page's render ~10 % of its time (issue 15). A click writes
+    ML-PEG scale) cost the first page 6-9 % of the browser's main-thread time (issue 15). A click writes
     the ``want`` store; the highlight follows the ``view`` store (:func:`register`)."""
     attr = {ids.ATTR_NAV_ITEMS: orjson.dumps(sidebar_items(cfg)).decode()}
     return html.Nav(className="sidebar", id=ids.SIDEBAR, **attr)

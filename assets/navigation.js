@@ -1,9 +1,12 @@
 /* Navigation in the browser (clientside callbacks registered by ml_peg_like/dashboard/components/).
  *
- * mpl.navigate: a click on the sidebar, a breadcrumb, a metric link, a score cell or a column
- * header's name, or the metric picker, becomes a navigation request {v: view, m: metric, t} in the
- * `want` store; the server callback (one round trip) answers with the view's table and panels.
- * mpl.navClasses: the sidebar's highlight follows the `view` store.
+ * mpl.navigate: a click on a breadcrumb, a metric link, a score cell or a column header's name,
+ * or the metric picker, becomes a navigation request {v: view, m: metric, t} in the `want`
+ * store; the server callback (one round trip) answers with the view's table and panels.
+ * The sidebar is one Dash component holding its entries as JSON (navigation.sidebar): this file
+ * makes them plain <button> elements (focusable, Enter clicks them); a click on one writes the
+ * same request into `want` (set_props).
+ * mpl.navClasses: makes the sidebar's buttons once; its highlight follows the `view` store.
  * mpl.drawCurve: the curve's figure (from the `fig` store) is applied after the next paint.
  * A capture-phase click listener turns a click on a drill-down or metric column header's NAME
  * into `hdr` store data (so it opens / selects instead of sorting; the sort icon still sorts).
@@ -66,8 +69,50 @@
   }
   dc.mplAfterGrid = afterGrid;
 
+  // the sidebar's <button> elements from its entries ([path, label, tooltip] as JSON in an
+  // attribute: navigation.sidebar), once (highlight sets their classes); text goes in as
+  // text, never as HTML
+  function makeSidebar(nav) {
+    if (nav.querySelector("button")) return;
+    var items;
+    try {
+      items = JSON.parse(nav.getAttribute(N().navItemsAttr) || "[]");
+    } catch (e) {
+      return;
+    }
+    var frag = document.createDocumentFragment();
+    items.forEach(function (it) {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "nav-item";
+      b.setAttribute(N().navPathAttr, it[0]);
+      b.textContent = it[1];
+      if (it[2]) b.title = it[2];
+      frag.appendChild(b);
+    });
+    nav.appendChild(frag);
+  }
+
+  function highlight(nav, v, cats) {
+    makeSidebar(nav);
+    var vc = v ? cats[v] : "";
+    var buttons = nav.querySelectorAll("button");
+    for (var i = 0; i < buttons.length; i++) {
+      var b = buttons[i];
+      var p = b.getAttribute(N().navPathAttr);
+      var klass;
+      if (!p || !Object.prototype.hasOwnProperty.call(cats, p)) klass = "nav-item top";
+      else if (cats[p] === p) klass = "nav-item cat" + (p === vc ? " open" : "");
+      else klass = "nav-item bench" + (cats[p] === vc ? " shown" : "");
+      klass += p === v ? " active" : "";
+      if (b.className !== klass) b.className = klass;
+      if (p === v) b.setAttribute("aria-current", "page");
+      else b.removeAttribute("aria-current");
+    }
+  }
+
   dc.mpl = {
-    navigate: function (nav, crumb, pick, cell, hdr, metric, view, tree) {
+    navigate: function (crumb, pick, cell, hdr, metric, view, tree) {
       var ctx = dc.callback_context;
       if (!ctx || !ctx.triggered || !ctx.triggered.length) return dc.no_update;
       var t = ctx.triggered[0];
@@ -109,21 +154,30 @@
       });
     },
 
+    // the sidebar's buttons (made on the first call) and their classes for the view; the
+    // answer (the view's path) is the sidebar's attribute that tells which view it shows
     navClasses: function (view, tree) {
-      var ctx = dc.callback_context;
       var v = viewOf(view).v;
       var cats = (tree && tree[N().treeCat]) || {};
-      var vc = v ? cats[v] : "";
-      return (ctx.outputs_list || []).map(function (o) {
-        var p = o.id[N().keyPath];
-        var klass;
-        if (!p || !Object.prototype.hasOwnProperty.call(cats, p)) klass = "nav-item top";
-        else if (cats[p] === p) klass = "nav-item cat" + (p === vc ? " open" : "");
-        else klass = "nav-item bench" + (cats[p] === vc ? " shown" : "");
-        return klass + (p === v ? " active" : "");
+      var nav = document.getElementById(N().sidebar);
+      if (nav) highlight(nav, v, cats);
+      else requestAnimationFrame(function () {
+        // the first render has not reached the page yet
+        var later = document.getElementById(N().sidebar);
+        if (later) highlight(later, v, cats);
       });
+      return v;
     },
   };
+
+  // a sidebar button: the view it names (Enter on a focused button clicks it too)
+  document.addEventListener("click", function (e) {
+    var target = e.target;
+    if (!target || typeof target.closest !== "function" || !dc.set_props) return;
+    var b = target.closest("button[" + N().navPathAttr + "]");
+    if (!b || !b.parentElement || b.parentElement.id !== N().sidebar) return;
+    dc.set_props(N().want, { data: want(b.getAttribute(N().navPathAttr), "") });
+  });
 
   document.addEventListener(
     "click",

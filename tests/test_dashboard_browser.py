@@ -126,12 +126,12 @@ def commit(page, path: str, field: str, text: str) -> None:
 def goto_view(page, path: str) -> None:
     page.evaluate(
         """(p) => { for (const b of document.querySelectorAll('#sidebar .nav-item')) {
-             if (JSON.parse(b.id).path === p) { b.click(); return; } } }""",
+             if (b.dataset.path === p) { b.click(); return; } } }""",
         path,
     )
     page.wait_for_function(
         """(p) => { const a = document.querySelector('#sidebar .nav-item.active');
-                    return a && JSON.parse(a.id).path === p; }""",
+                    return a && a.dataset.path === p; }""",
         arg=path,
     )
 
@@ -542,7 +542,7 @@ def test_header_name_opens_the_column_and_the_icon_sorts(env):
     page.click(".ag-header-cell[col-id='c1'] .ag-header-cell-text")
     page.wait_for_function(
         """() => { const a = document.querySelector('#sidebar .nav-item.active');
-                   return a && JSON.parse(a.id).path === 'Regression'; }"""
+                   return a && a.dataset.path === 'Regression'; }"""
     )
     settle(page)
     assert len(env["posts"]) - n0 == 1, "one click = one server round trip"
@@ -552,7 +552,7 @@ def test_header_name_opens_the_column_and_the_icon_sorts(env):
     page.click(".ag-header-cell[col-id='b2'] .ag-header-cell-text")
     page.wait_for_function(
         """() => { const a = document.querySelector('#sidebar .nav-item.active');
-                   return a && JSON.parse(a.id).path === 'Regression/Diabetes'; }"""
+                   return a && a.dataset.path === 'Regression/Diabetes'; }"""
     )
     wait_column(page, "bs", expect(s, "benchmarks", "Diabetes"))
     # a metric column's name selects the metric for the plot
@@ -575,6 +575,50 @@ def test_header_name_opens_the_column_and_the_icon_sorts(env):
         "() => dash_ag_grid.getApi('grid').applyColumnState("
         "{state: [{colId: 'rank', sort: 'asc'}], defaultState: {sort: null}})"
     )
+
+
+def test_sidebar_buttons_navigate_by_keyboard_and_follow_the_view(env):
+    """The sidebar is one Dash component; its entries are plain buttons made in the browser
+    (no Dash ids), focusable, Enter opens one, the highlight follows every way of navigating."""
+    page, cfg = env["page"], env["cfg"]
+    goto_view(page, "")
+    entries = page.evaluate(
+        """() => [...document.querySelectorAll('#sidebar > *')].map(b =>
+             [b.tagName, b.type, b.id, b.dataset.path, b.textContent])"""
+    )
+    expect = [["", "Overview"], [ids.PAGE_EXPLORE, "Explore"], [ids.PAGE_COMPARE, "Compare"]]
+    for c in cfg.categories:
+        expect.append([c.name, c.name])
+        expect += [[f"{c.name}/{b.name}", b.name] for b in c.benchmarks]
+    assert [[e[3], e[4]] for e in entries] == expect
+    assert {(e[0], e[1], e[2]) for e in entries} == {("BUTTON", "button", "")}
+    shown = (
+        "() => [...document.querySelectorAll('#sidebar .nav-item.shown')].map(b => b.dataset.path)"
+    )
+    assert page.evaluate(shown) == []  # no category open: no benchmark shown
+    n0 = len(env["posts"])
+    cat = page.locator("#sidebar button[data-path='Regression']")
+    cat.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        """() => { const a = document.querySelector('#sidebar .nav-item.active');
+                   return a && a.dataset.path === 'Regression'; }"""
+    )
+    settle(page)
+    assert len(env["posts"]) - n0 == 1, "one key press = one server round trip"
+    assert page.evaluate("() => document.activeElement.dataset.path") == "Regression"
+    assert cat.get_attribute("aria-current") == "page"
+    assert "open" in cat.get_attribute("class").split()
+    reg = next(c for c in cfg.categories if c.name == "Regression")
+    assert page.evaluate(shown) == [f"Regression/{b.name}" for b in reg.benchmarks]
+    # a breadcrumb moves the highlight back
+    page.click(f"#{ids.CRUMBS} button.crumb")
+    page.wait_for_function(
+        """() => { const a = document.querySelector('#sidebar .nav-item.active');
+                   return a && a.dataset.path === ''; }"""
+    )
+    assert page.evaluate(shown) == []
+    assert cat.get_attribute("aria-current") is None
 
 
 def test_no_errors_anywhere(env):

@@ -156,7 +156,6 @@ KEY_INDEX = "i"
 T_SETTING = "setting"  # a box: {type, path, field}
 T_RESET = "reset"  # a row's reset button: {type, path}
 T_MSG = "msg"  # a row's message: {type, path}
-T_NAV = "nav"  # a sidebar button: {type, path}
 T_CRUMB = "crumb"  # a breadcrumb or a settings row's name: {type, path}
 T_PICK = "pick"  # a metric's name in the settings (plots its curve): {type, path}
 T_ATTR = "attr"  # an attribute filter: {type, name}
@@ -237,6 +236,11 @@ CLASS_PLOT_DL = "plot-dl"
 CLASS_INTERVAL = "sens-iv"  # the holder of a box's interval text
 ATTR_BOX = "data-box"  # on an interval holder: its box's name (``box_name``)
 ATTR_FIG = "data-fig"  # on EXPLORE_NEXT: the scatter's update (JSON)
+#: the sidebar (one component: navigation.sidebar): its entries (JSON), the view it highlights
+#: (written by the clientside callback), and each of its buttons' view path
+ATTR_NAV_ITEMS = "data-items"
+ATTR_NAV_VIEW = "data-view"
+ATTR_NAV_PATH = "data-path"
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
 ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
 ROW_DOMINATED = "_dom"  # a row's "dominated by X, Y" (absent when not dominated)
@@ -283,6 +287,7 @@ def js_names(
         "rowDelta": ROWDELTA,
         "hdr": HDR,
         "hdrCol": HDR_COL,
+        "want": WANT,
         "metricPick": METRIC_PICK,
         "viewPath": VIEW_PATH,
         "viewMetric": VIEW_METRIC,
@@ -297,6 +302,8 @@ def js_names(
         "exploreGraph": EXPLORE_GRAPH,
         "exploreNext": EXPLORE_NEXT,
         "figAttr": ATTR_FIG,
+        "navItemsAttr": ATTR_NAV_ITEMS,
+        "navPathAttr": ATTR_NAV_PATH,
         "compareMax": COMPARE_MAX,
         "pageCompare": PAGE_COMPARE,
         "settings": SETTINGS,

@@ -7,57 +7,37 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from dash import ALL, ClientsideFunction, Input, Output, State, html
 
 from ...config import Benchmark, Category, Config
 from .. import ids
 
 
-def sidebar(cfg: Config) -> html.Nav:
-    """A button per category and benchmark (benchmarks shown when their category is open)."""
-    items = [
-        html.Button(
-            "Overview",
-            id=ids.by_path(ids.T_NAV, ""),
-            className="nav-item top active",
-            n_clicks=0,
-        )
-    ]
+def sidebar_items(cfg: Config) -> list[list[str]]:
+    """The sidebar's entries in order, each ``[view path, label, tooltip]``: the top pages,
+    then every category followed by its benchmarks (the browser shows those of the open
+    category only: its classes come from the ``tree`` store, navigation.js)."""
+    items = [["", "Overview", ""]]
     for page, label, tip in (
         (ids.PAGE_EXPLORE, "Explore", "Scatter any two quantities, one point per model"),
         (ids.PAGE_COMPARE, "Compare", "Up to six models side by side"),
     ):
-        items.append(
-            html.Button(
-                label,
-                id=ids.by_path(ids.T_NAV, page),
-                className="nav-item top",
-                n_clicks=0,
-                title=tip,
-            )
-        )
+        items.append([page, label, tip])
     for c in cfg.categories:
-        items.append(
-            html.Button(
-                c.name,
-                id=ids.by_path(ids.T_NAV, c.name),
-                className="nav-item cat",
-                n_clicks=0,
-                title=c.description or c.name,
-            )
-        )
+        items.append([c.name, c.name, c.description or c.name])
         for b in c.benchmarks:
-            p = f"{c.name}/{b.name}"
-            items.append(
-                html.Button(
-                    b.name,
-                    id=ids.by_path(ids.T_NAV, p),
-                    className="nav-item bench",  # hidden until its category opens
-                    n_clicks=0,
-                    title=b.description or b.name,
-                )
-            )
-    return html.Nav(items, className="sidebar", id=ids.SIDEBAR)
+            items.append([f"{c.name}/{b.name}", b.name, b.description or b.name])
+    return items
+
+
+def sidebar(cfg: Config) -> html.Nav:
+    """ONE Dash component: the entries travel as JSON in an attribute and the browser makes
+    them plain ``<button>`` elements (assets/navigation.js): a Dash component per entry (~90 at
+    ML-PEG scale) cost the first page 6-9 % of the browser's main-thread time (issue 15). A click writes
+    the ``want`` store; the highlight follows the ``view`` store (:func:`register`)."""
+    attr = {ids.ATTR_NAV_ITEMS: orjson.dumps(sidebar_items(cfg)).decode()}
+    return html.Nav(className="sidebar", id=ids.SIDEBAR, **attr)
 
 
 def breadcrumb(cfg: Config, view: str) -> list:
@@ -128,12 +108,11 @@ def tree_store(cfg: Config) -> dict[str, Any]:
 
 
 def register(app) -> None:
-    """The browser-side callbacks: a click becomes a ``want`` request; the sidebar's highlight
-    follows the ``view`` store."""
+    """The browser-side callbacks: a click becomes a ``want`` request (the sidebar's clicks:
+    navigation.js itself); the sidebar's highlight follows the ``view`` store."""
     app.clientside_callback(
         ClientsideFunction("mpl", "navigate"),
         Output(ids.WANT, "data"),
-        Input(ids.by_path(ids.T_NAV, ALL), "n_clicks"),
         Input(ids.by_path(ids.T_CRUMB, ALL), "n_clicks"),
         Input(ids.by_path(ids.T_PICK, ALL), "n_clicks"),
         Input(ids.GRID, "cellClicked"),
@@ -143,10 +122,9 @@ def register(app) -> None:
         State(ids.TREE, "data"),
         prevent_initial_call=True,
     )
-    app.clientside_callback(
+    app.clientside_callback(  # also makes the sidebar's buttons (hence at the start too)
         ClientsideFunction("mpl", "navClasses"),
-        Output(ids.by_path(ids.T_NAV, ALL), "className"),
+        Output(ids.SIDEBAR, ids.ATTR_NAV_VIEW),
         Input(ids.VIEW, "data"),
         State(ids.TREE, "data"),
-        prevent_initial_call=True,
     )

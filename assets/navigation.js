@@ -77,7 +77,7 @@
       if (id.charAt(0) === "{") {
         if (!t.value) return dc.no_update; // a button that was just rendered (n_clicks 0)
         var o = JSON.parse(id);
-        var path = o[N().keyPath];
+        var path = o[N().keyTo];
         if (o[N().keyType] === N().typePick) {
           return path === view.m ? dc.no_update : want(view.v, path);
         }
@@ -115,7 +115,7 @@
       var cats = (tree && tree[N().treeCat]) || {};
       var vc = v ? cats[v] : "";
       return (ctx.outputs_list || []).map(function (o) {
-        var p = o.id[N().keyPath];
+        var p = o.id[N().keyTo];
         var klass;
         if (!p || !Object.prototype.hasOwnProperty.call(cats, p)) klass = "nav-item top";
         else if (cats[p] === p) klass = "nav-item cat" + (p === vc ? " open" : "");

@@ -70,7 +70,7 @@ def capture_edit(port: int) -> tuple[dict, str, str, float]:
         # go to the first benchmark view: its boxes hold thresholds
         page.evaluate(
             """() => { for (const b of document.querySelectorAll('#sidebar .nav-item')) {
-                 if (JSON.parse(b.id).path.includes('/')) { b.click(); return; } } }"""
+                 if (JSON.parse(b.id).to.includes('/')) { b.click(); return; } } }"""
         )
         page.wait_for_selector('input[id*=\'"field":"good"\']', timeout=30000)
         box = page.locator('input[id*=\'"field":"good"\']').first

@@ -126,12 +126,12 @@ def commit(page, path: str, field: str, text: str) -> None:
 def goto_view(page, path: str) -> None:
     page.evaluate(
         """(p) => { for (const b of document.querySelectorAll('#sidebar .nav-item')) {
-             if (JSON.parse(b.id).path === p) { b.click(); return; } } }""",
+             if (JSON.parse(b.id).to === p) { b.click(); return; } } }""",
         path,
     )
     page.wait_for_function(
         """(p) => { const a = document.querySelector('#sidebar .nav-item.active');
-                    return a && JSON.parse(a.id).path === p; }""",
+                    return a && JSON.parse(a.id).to === p; }""",
         arg=path,
     )
 
@@ -542,7 +542,7 @@ def test_header_name_opens_the_column_and_the_icon_sorts(env):
     page.click(".ag-header-cell[col-id='c1'] .ag-header-cell-text")
     page.wait_for_function(
         """() => { const a = document.querySelector('#sidebar .nav-item.active');
-                   return a && JSON.parse(a.id).path === 'Regression'; }"""
+                   return a && JSON.parse(a.id).to === 'Regression'; }"""
     )
     settle(page)
     assert len(env["posts"]) - n0 == 1, "one click = one server round trip"
@@ -552,7 +552,7 @@ def test_header_name_opens_the_column_and_the_icon_sorts(env):
     page.click(".ag-header-cell[col-id='b2'] .ag-header-cell-text")
     page.wait_for_function(
         """() => { const a = document.querySelector('#sidebar .nav-item.active');
-                   return a && JSON.parse(a.id).path === 'Regression/Diabetes'; }"""
+                   return a && JSON.parse(a.id).to === 'Regression/Diabetes'; }"""
     )
     wait_column(page, "bs", expect(s, "benchmarks", "Diabetes"))
     # a metric column's name selects the metric for the plot

@@ -34,6 +34,21 @@ def boxes_of(group: Any, limit: int) -> list[tuple[str, str, Any]]:
     return out
 
 
+def shown_texts(group: Any, keys: tuple[str, ...], limit: int) -> dict[tuple, str]:
+    """``{id's values at keys: text}`` of a pattern State's string values (anything else is
+    left out): what the page shows, so that the same text is not sent again."""
+    if not isinstance(group, list) or len(group) > limit:
+        return {}
+    out = {}
+    for g in group:
+        gid = g.get("id") if isinstance(g, dict) else None
+        if isinstance(gid, dict) and isinstance(g.get("value"), str):
+            k = tuple(gid.get(key) for key in keys)
+            if all(isinstance(v, str) for v in k):
+                out[k] = g["value"]
+    return out
+
+
 def attr_selection(group: Any) -> dict[str, Any]:
     """``{attribute: selected values}`` of the attribute dropdowns in the request."""
     if not isinstance(group, list):

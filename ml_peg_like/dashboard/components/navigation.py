@@ -18,7 +18,7 @@ def sidebar(cfg: Config) -> html.Nav:
     items = [
         html.Button(
             "Overview",
-            id=ids.by_path(ids.T_NAV, ""),
+            id=ids.link(ids.T_NAV, ""),
             className="nav-item top active",
             n_clicks=0,
         )
@@ -30,7 +30,7 @@ def sidebar(cfg: Config) -> html.Nav:
         items.append(
             html.Button(
                 label,
-                id=ids.by_path(ids.T_NAV, page),
+                id=ids.link(ids.T_NAV, page),
                 className="nav-item top",
                 n_clicks=0,
                 title=tip,
@@ -40,7 +40,7 @@ def sidebar(cfg: Config) -> html.Nav:
         items.append(
             html.Button(
                 c.name,
-                id=ids.by_path(ids.T_NAV, c.name),
+                id=ids.link(ids.T_NAV, c.name),
                 className="nav-item cat",
                 n_clicks=0,
                 title=c.description or c.name,
@@ -51,7 +51,7 @@ def sidebar(cfg: Config) -> html.Nav:
             items.append(
                 html.Button(
                     b.name,
-                    id=ids.by_path(ids.T_NAV, p),
+                    id=ids.link(ids.T_NAV, p),
                     className="nav-item bench",  # hidden until its category opens
                     n_clicks=0,
                     title=b.description or b.name,
@@ -63,7 +63,7 @@ def sidebar(cfg: Config) -> html.Nav:
 def breadcrumb(cfg: Config, view: str) -> list:
     """Overview › Category › Benchmark, each a button, plus the node's description."""
     items: list[Any] = [
-        html.Button("Overview", id=ids.by_path(ids.T_CRUMB, ""), className="link crumb", n_clicks=0)
+        html.Button("Overview", id=ids.link(ids.T_CRUMB, ""), className="link crumb", n_clicks=0)
     ]
     desc = cfg.description
     if view:
@@ -82,7 +82,7 @@ def breadcrumb(cfg: Config, view: str) -> list:
                 items.append(
                     html.Button(
                         n.name,
-                        id=ids.by_path(ids.T_CRUMB, p),
+                        id=ids.link(ids.T_CRUMB, p),
                         className="link crumb",
                         n_clicks=0,
                     )
@@ -133,9 +133,9 @@ def register(app) -> None:
     app.clientside_callback(
         ClientsideFunction("mpl", "navigate"),
         Output(ids.WANT, "data"),
-        Input(ids.by_path(ids.T_NAV, ALL), "n_clicks"),
-        Input(ids.by_path(ids.T_CRUMB, ALL), "n_clicks"),
-        Input(ids.by_path(ids.T_PICK, ALL), "n_clicks"),
+        Input(ids.link(ids.T_NAV, ALL), "n_clicks"),
+        Input(ids.link(ids.T_CRUMB, ALL), "n_clicks"),
+        Input(ids.link(ids.T_PICK, ALL), "n_clicks"),
         Input(ids.GRID, "cellClicked"),
         Input(ids.HDR, "data"),
         Input(ids.METRIC_PICK, "value"),
@@ -145,7 +145,7 @@ def register(app) -> None:
     )
     app.clientside_callback(
         ClientsideFunction("mpl", "navClasses"),
-        Output(ids.by_path(ids.T_NAV, ALL), "className"),
+        Output(ids.link(ids.T_NAV, ALL), "className"),
         Input(ids.VIEW, "data"),
         State(ids.TREE, "data"),
         prevent_initial_call=True,

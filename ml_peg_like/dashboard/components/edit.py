@@ -63,7 +63,7 @@ from ..tables import (
 from . import curve, grid, navigation, policy, settings, toolbar
 from . import explore as explore_view
 from .bigrows import model_options
-from .inputs import attr_selection, boxes_of, shown_texts, text
+from .inputs import attr_selection, boxes_of, same_as_shown, text
 from .presets import apply_preset
 from .rowsync import INFINITE, RowSync
 from .sensitivity import EDIT_INPUTS as SENS_INPUTS
@@ -80,8 +80,8 @@ SHOWN: dict[str, str] = {}
 WILDCARD_OUTPUTS = ("box_value", "box_class", "msg", "attr_value", *explore_view.WILDCARD_OUTPUTS)
 BOX = ids.box(ALL, ALL)
 MSG = ids.by_path(ids.T_MSG, ALL)
-#: outputs sent only where they differ from what the page shows: (output, its State, id keys);
-#: each prop Dash sets, even to the same text, notifies every component and re-renders its own
+#: (output, its State, id keys) sent only where they differ from what the page shows: a prop
+#: Dash sets, even to the same text, notifies every component and re-renders its own
 SHOWN_ONLY = (
     ("box_class", "shown_class", (ids.KEY_PATH, ids.KEY_FIELD)),
     ("msg", "shown_msg", (ids.KEY_PATH,)),
@@ -216,13 +216,9 @@ def register(
         out = _update(**kw)
         for key, state, keys in SHOWN_ONLY:
             if out[key] is not no_update:
-                shown = shown_texts(ctx.args_grouping[state], keys, MAX_BOXES)
-                out[key] = [
-                    no_update
-                    if isinstance(v, str) and shown.get(tuple(o["id"][k] for k in keys)) == v
-                    else v
-                    for v, o in zip(out[key], ctx.outputs_grouping[key], strict=True)
-                ]
+                grouping = ctx.outputs_grouping[key], ctx.args_grouping[state]
+                same = same_as_shown(out[key], *grouping, keys, MAX_BOXES)
+                out[key] = [no_update if s else v for v, s in zip(out[key], same, strict=True)]
         for key in wildcards:
             if out[key] is no_update:
                 out[key] = [no_update] * len(ctx.outputs_grouping[key])

@@ -34,19 +34,21 @@ def boxes_of(group: Any, limit: int) -> list[tuple[str, str, Any]]:
     return out
 
 
-def shown_texts(group: Any, keys: tuple[str, ...], limit: int) -> dict[tuple, str]:
-    """``{id's values at keys: text}`` of a pattern State's string values (anything else is
-    left out): what the page shows, so that the same text is not sent again."""
-    if not isinstance(group, list) or len(group) > limit:
-        return {}
-    out = {}
-    for g in group:
+def same_as_shown(
+    values: list, outputs: list, shown: Any, keys: tuple[str, ...], limit: int
+) -> list[bool]:
+    """For each output of a pattern (``outputs``: its ``outputs_grouping``) whether its new
+    text in ``values`` is the text the page shows already (``shown``: the ``args_grouping`` of
+    a State of the same pattern; anything but strings is never the same)."""
+    texts = {}
+    for g in shown if isinstance(shown, list) and len(shown) <= limit else []:
         gid = g.get("id") if isinstance(g, dict) else None
         if isinstance(gid, dict) and isinstance(g.get("value"), str):
-            k = tuple(gid.get(key) for key in keys)
-            if all(isinstance(v, str) for v in k):
-                out[k] = g["value"]
-    return out
+            texts[tuple(gid.get(k) for k in keys)] = g["value"]
+    return [
+        isinstance(v, str) and texts.get(tuple(o["id"][k] for k in keys)) == v
+        for v, o in zip(values, outputs, strict=True)
+    ]
 
 
 def attr_selection(group: Any) -> dict[str, Any]:

@@ -17,8 +17,9 @@ DATA_DIR holds config.yml + raw_metrics.csv (``bench_dashboard.py --data DIR`` w
 
 ``--cpu``: a Chromium trace of each edit gives the page's main-thread CPU time (the trace's
 thread durations of its top-level tasks) from Enter to the request (cpu-call), while waiting
-(cpu-wait) and from the parsed answer to 50 ms after the cells are right (cpu-after). CPU time
-barely moves with the machine's load, unlike the wall times above (which tracing inflates).
+(cpu-wait) and from the parsed answer to 50 ms after the cells are right (cpu-after). Meant to be
+steadier than the wall times above on a loaded machine (which tracing inflates); at load ~11 it
+still differed by up to 20 % between two servers of the same checkout.
 """
 
 from __future__ import annotations

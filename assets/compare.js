@@ -16,6 +16,8 @@
     return window.mplNames || {};
   }
 
+  var lastLabel = null; // the label sync last wrote
+
   function gridApi() {
     try {
       return window.dash_ag_grid.getApi(N().grid);
@@ -109,7 +111,12 @@
           applyTicks(api, value);
         });
       }
-      return "Compare (" + value.length + ")";
+      // the label only when it changes: every edit (a new row key) runs this, and a new
+      // `children` makes Dash re-index the page (SET_PATHS) and notify every component
+      var label = "Compare (" + value.length + ")";
+      if (label === lastLabel) return dc.no_update;
+      lastLabel = label;
+      return label;
     },
 
     open: function (n) {

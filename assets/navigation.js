@@ -122,7 +122,7 @@
       if (id.charAt(0) === "{") {
         if (!t.value) return dc.no_update; // a button that was just rendered (n_clicks 0)
         var o = JSON.parse(id);
-        var path = o[N().keyPath];
+        var path = o[N().keyTo];
         if (o[N().keyType] === N().typePick) {
           return path === view.m ? dc.no_update : want(view.v, path);
         }

@@ -72,3 +72,7 @@ window.dash_clientside.mplRows = {
         delete response[window.mplNames.rowDelta];
     },
 };
+// run by Dash's request_post hook (rowsync.EARLY_HOOK), looked up on each response
+(window.mplEarly = window.mplEarly || []).push(function (payload, response) {
+    window.dash_clientside.mplRows.early(payload, response);
+});

@@ -14,11 +14,18 @@ threshold edits (the benchmark view of the most influential metric) alternate be
     python benchmarks/ab_edit.py DATA_DIR --a /work/main --b . [--edits 12] [--b-args "--always-deltas"]
 
 DATA_DIR holds config.yml + raw_metrics.csv (``bench_dashboard.py --data DIR`` writes them).
+
+``--cpu``: a Chromium trace of each edit gives the page's main-thread CPU time (the trace's
+thread durations of its top-level tasks) from Enter to the request (cpu-call), while waiting
+(cpu-wait) and from the parsed answer to 50 ms after the cells are right (cpu-after). Meant to be
+steadier than the wall times above on a loaded machine (which tracing inflates); at load ~11 it
+still differed by up to 20 % between two servers of the same checkout.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import socket
@@ -53,6 +60,70 @@ STAMPS = """(t0) => window.__fetches.filter(f => f.call >= t0 - 1).map(f =>
 LAST_END = """(t0) => Math.max(0, ...performance.getEntriesByType('resource')
   .filter(e => e.name.includes('_dash-update-component') && e.startTime >= t0 - 1)
   .map(e => e.responseEnd - t0))"""
+#: trace marks (``--cpu``): Enter, the request leaves, the answer is parsed
+CPU_MARKS = """() => {
+  document.addEventListener('keydown', e => {
+    if (e.key === 'Enter') console.timeStamp('mpl-enter');
+  }, true);
+  const orig = window.fetch;
+  window.fetch = function (url) {
+    if (!String(url).includes('_dash-update-component')) return orig.apply(this, arguments);
+    console.timeStamp('mpl-call');
+    return orig.apply(this, arguments).then((r) => {
+      const json = r.json.bind(r);
+      r.json = () => json().then((v) => { console.timeStamp('mpl-parsed'); return v; });
+      return r;
+    });
+  };
+}"""
+CPU_END = "() => new Promise(r => setTimeout(() => { console.timeStamp('mpl-end'); r(); }, 50))"
+CPU_PHASES = ("call", "wait", "after")
+
+
+def main_thread_cpu(trace: bytes) -> dict[str, float]:
+    """ms of main-thread CPU per phase (``CPU_PHASES``) of one traced edit (``CPU_MARKS``)."""
+    events = json.loads(trace)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    marks: dict[str, tuple] = {}
+    for e in events:
+        msg = (
+            e.get("args", {}).get("data", {}).get("message", "")
+            if e.get("name") == "TimeStamp"
+            else ""
+        )
+        if msg.startswith("mpl-") and msg not in marks:
+            marks[msg] = (e["ts"], e["pid"], e["tid"])
+    if len(marks) < 4:
+        return {ph: float("nan") for ph in CPU_PHASES}
+    _ts, pid, tid = marks["mpl-enter"]
+    # the phases' bounds; the keydown's own task starts just before its mark
+    bounds = [marks["mpl-enter"][0] - 5000] + [
+        marks[m][0] for m in ("mpl-call", "mpl-parsed", "mpl-end")
+    ]
+    tasks = sorted(
+        (
+            e
+            for e in events
+            if e.get("pid") == pid
+            and e.get("tid") == tid
+            and e.get("ph") == "X"
+            and "tdur" in e
+            and e.get("cat", "").startswith("toplevel")
+        ),
+        key=lambda e: e["ts"],
+    )
+    out = dict.fromkeys(CPU_PHASES, 0.0)
+    end = -1
+    for e in tasks:
+        if e["ts"] < end:
+            continue  # nested in the task counted before
+        end = e["ts"] + e.get("dur", 0)
+        for ph, lo, hi in zip(CPU_PHASES, bounds, bounds[1:], strict=False):
+            if lo <= e["ts"] < hi:
+                out[ph] += e["tdur"] / 1000
+    return out
+
+
 #: the edits, as fractions of the way from the metric's 'good' to its 'bad'
 FRACTIONS = (0.45, 0.05, 0.2, 0.6, 0.1, 0.35, 0.8, 0.27)
 
@@ -79,6 +150,7 @@ def main(argv=None) -> int:
     p.add_argument("--edits", type=int, default=12)
     p.add_argument("--a-args", default="", help="more `serve` arguments for A")
     p.add_argument("--b-args", default="", help="more `serve` arguments for B")
+    p.add_argument("--cpu", action="store_true", help="main-thread CPU per phase (a trace)")
     args = p.parse_args(argv)
     data = Path(args.data)
     cfg, raw = load_dataset(data)
@@ -95,6 +167,8 @@ def main(argv=None) -> int:
             for k, (_proc, url) in procs.items():
                 page = browser.new_page(viewport={"width": 1280, "height": 800})
                 page.add_init_script(f"({FETCH_STAMPS})()")
+                if args.cpu:
+                    page.add_init_script(f"({CPU_MARKS})()")
 
                 def on_response(r, k=k):
                     if "_dash-update-component" in r.url and r.status == 200:
@@ -118,8 +192,20 @@ def main(argv=None) -> int:
                     box = page.locator(f"input[name='{path}.good']")
                     box.fill(f"{value:.6g}")
                     n0 = len(answers[k])
+                    if args.cpu:
+                        page.bring_to_front()
+                        browser.start_tracing(
+                            page=page, categories=["devtools.timeline", "toplevel"]
+                        )
                     box.press("Enter")
                     cells = page.evaluate(DONE)
+                    cpu = {}
+                    if args.cpu:
+                        page.evaluate(CPU_END)
+                        cpu = {
+                            f"cpu-{ph}": ms
+                            for ph, ms in main_thread_cpu(browser.stop_tracing()).items()
+                        }
                     page.wait_for_timeout(400)
                     t0 = page.evaluate("() => window.__t0")
                     stamps = page.evaluate(STAMPS, t0)
@@ -135,6 +221,7 @@ def main(argv=None) -> int:
                             after=cells - parsed,
                             server=sum(served) if served else float("nan"),
                             bytes=sum(b for b, _ms in mine),
+                            **cpu,
                         )
                     )
             rss = {k: rss_mib(proc.pid) for k, (proc, _url) in procs.items()}
@@ -143,11 +230,12 @@ def main(argv=None) -> int:
             proc.terminate()
             proc.wait(timeout=20)
     print(f"{data.name}: A={args.a} {args.a_args} | B={args.b} {args.b_args} | {args.edits} edits")
-    for f in ("done", "call", "hdr", "after", "server", "bytes"):
+    cpu_fields = tuple(f"cpu-{ph}" for ph in CPU_PHASES) if args.cpu else ()
+    for f in ("done", "call", "hdr", "after", "server", "bytes", *cpu_fields):
         a = statistics.median(r[f] for r in res["A"])
         b = statistics.median(r[f] for r in res["B"])
         ratio = b / a if a == a and a else float("nan")
-        print(f"  {f:6s}  A {a:9.1f}  B {b:9.1f}  B/A {ratio:.2f}")
+        print(f"  {f:9s}  A {a:9.1f}  B {b:9.1f}  B/A {ratio:.2f}")
     for k in ("A", "B"):
         print(f"  {k} done ms {[round(r['done']) for r in res[k]]}; RSS {rss.get(k, 0):.0f} MiB")
     return 0

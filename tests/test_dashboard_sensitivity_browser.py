@@ -48,19 +48,19 @@ def env():
 
 def iv(page, path: str, field: str) -> str:
     return page.evaluate(
-        """([p, f]) => { for (const s of document.querySelectorAll('.sens-iv')) {
-             const i = JSON.parse(s.id); if (i.path === p && i.field === f) return s.textContent; }
+        """([a, n]) => { for (const s of document.querySelectorAll('.sens-iv')) {
+             if (s.getAttribute(a) === n) return s.textContent; }
            return null; }""",
-        [path, field],
+        [ids.ATTR_BOX, ids.box_name(path, field)],
     )
 
 
 def wait_iv(page, path: str, field: str, text: str, timeout: float = 30000) -> None:
     page.wait_for_function(
-        """([p, f, t]) => { for (const s of document.querySelectorAll('.sens-iv')) {
-             const i = JSON.parse(s.id); if (i.path === p && i.field === f) return s.textContent === t; }
+        """([a, n, t]) => { for (const s of document.querySelectorAll('.sens-iv')) {
+             if (s.getAttribute(a) === n) return s.textContent === t; }
            return false; }""",
-        arg=[path, field, text],
+        arg=[ids.ATTR_BOX, ids.box_name(path, field), text],
         timeout=timeout,
     )
 
@@ -193,7 +193,7 @@ def test_interval_texts_come_as_one_store_and_survive_navigation(env):
     # the edit's response: every box of the view in ONE store, no output per interval holder
     edit = next(b["response"] for b in bodies if ids.SENS_TEXTS in b.get("response", {}))
     assert edit[ids.SENS_TEXTS]["data"] == {ids.box_name(p, f): after[(p, f)] for p, f in mine}
-    assert not [k for k in edit if ids.T_INTERVAL in k]
+    assert not [k for k in edit if ids.CLASS_INTERVAL in k or "interval" in k]
     # away and back: the boxes are drawn again, with the texts of the current state
     goto_view(page, "C")
     wait_iv(page, "C/B1", "weight", after[("C/B1", "weight")])

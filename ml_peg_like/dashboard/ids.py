@@ -152,16 +152,19 @@ KEY_PATH = "path"
 KEY_FIELD = "field"
 KEY_NAME = "name"
 KEY_INDEX = "i"
+#: a link's target view path (crumb, pick): a key of their own, so the {type, path}
+#: patterns of the edit callback (a row's reset and message) never scan them
+#: (Dash matches a pattern against every component whose id has the same keys)
+KEY_TO = "to"
 
 T_SETTING = "setting"  # a box: {type, path, field}
 T_RESET = "reset"  # a row's reset button: {type, path}
 T_MSG = "msg"  # a row's message: {type, path}
-T_CRUMB = "crumb"  # a breadcrumb or a settings row's name: {type, path}
-T_PICK = "pick"  # a metric's name in the settings (plots its curve): {type, path}
+T_CRUMB = "crumb"  # a breadcrumb or a settings row's name: {type, to}
+T_PICK = "pick"  # a metric's name in the settings (plots its curve): {type, to}
 T_ATTR = "attr"  # an attribute filter: {type, name}
 T_CURVE = "curve"  # the curve graph: {type, i}
 T_PLOT = "plot"  # an Explore / Compare / benchmark graph: {type, i: its name}
-T_INTERVAL = "interval"  # a box's stability interval text: {type, path, field}
 T_WHATIF = "whatif"  # a what-if change's apply/undo button: {type, path, field, value, prev}
 KEY_VALUE = "value"
 KEY_PREV = "prev"
@@ -169,10 +172,6 @@ KEY_PREV = "prev"
 
 def box(path: str, field: str) -> dict[str, str]:
     return {KEY_TYPE: T_SETTING, KEY_PATH: path, KEY_FIELD: field}
-
-
-def interval(path: str, field: str) -> dict[str, str]:
-    return {KEY_TYPE: T_INTERVAL, KEY_PATH: path, KEY_FIELD: field}
 
 
 def box_name(path: str, field: str) -> str:
@@ -185,8 +184,13 @@ def whatif(path: str, field: str, value: str, prev: str) -> dict[str, str]:
 
 
 def by_path(kind: str, path: str) -> dict[str, str]:
-    """``{type: kind, path: path}`` (reset, msg, nav, crumb, pick)."""
+    """``{type: kind, path: path}`` (a row's reset, msg)."""
     return {KEY_TYPE: kind, KEY_PATH: path}
+
+
+def link(kind: str, path: str) -> dict[str, str]:
+    """``{type: kind, to: path}`` (crumb, pick): a click opens that view or metric."""
+    return {KEY_TYPE: kind, KEY_TO: path}
 
 
 def attr(name: str) -> dict[str, str]:
@@ -296,7 +300,7 @@ def js_names(
         "treeCol": TREE_COL,
         "treeMetrics": TREE_METRICS,
         "keyType": KEY_TYPE,
-        "keyPath": KEY_PATH,
+        "keyTo": KEY_TO,
         "keyIndex": KEY_INDEX,
         "plotDownload": CLASS_PLOT_DL,
         "exploreGraph": EXPLORE_GRAPH,

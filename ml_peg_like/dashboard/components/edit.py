@@ -63,7 +63,7 @@ from ..tables import (
 from . import curve, grid, navigation, policy, settings, toolbar
 from . import explore as explore_view
 from .bigrows import model_options
-from .inputs import attr_selection, boxes_of, text
+from .inputs import attr_selection, boxes_of, same_as_shown, text
 from .presets import apply_preset
 from .rowsync import INFINITE, RowSync
 from .sensitivity import EDIT_INPUTS as SENS_INPUTS
@@ -79,6 +79,13 @@ HIDDEN = {"display": "none"}
 SHOWN: dict[str, str] = {}
 WILDCARD_OUTPUTS = ("box_value", "box_class", "msg", "attr_value", *explore_view.WILDCARD_OUTPUTS)
 BOX = ids.box(ALL, ALL)
+MSG = ids.by_path(ids.T_MSG, ALL)
+#: (output, its State, id keys) sent only where they differ from what the page shows: a prop
+#: Dash sets, even to the same text, notifies every component and re-renders its own
+SHOWN_ONLY = (
+    ("box_class", "shown_class", (ids.KEY_PATH, ids.KEY_FIELD)),
+    ("msg", "shown_msg", (ids.KEY_PATH,)),
+)
 
 #: what the composition may hand in: called with the new changes after every accepted change
 OnChanges = Callable[[Changes], None]
@@ -97,7 +104,7 @@ OUTPUTS = dict(
     settings=Output(ids.SETTINGS, "children"),
     box_value=Output(BOX, "value"),
     box_class=Output(BOX, "className"),
-    msg=Output(ids.by_path(ids.T_MSG, ALL), "children"),
+    msg=Output(MSG, "children"),
     crumbs=Output(ids.CRUMBS, "children"),
     curve=Output(ids.CURVE_HOLDER, "children"),
     figure=Output(ids.FIG, "data"),
@@ -152,6 +159,8 @@ STATES = dict(
     colsig=State(ids.COLSIG, "data"),
     rowkey=State(ids.ROWKEY, "data"),
     shown_status=State(ids.STATUS, "children"),
+    shown_class=State(BOX, "className"),
+    shown_msg=State(MSG, "children"),
     graph=State(ids.curve_graph(ALL), "id"),
     plot_graphs=explore_view.plots.EXISTING,
     plot_sig=explore_view.plots.HELD,
@@ -205,6 +214,11 @@ def register(
     @app.callback(output=outputs, inputs=inputs, state=STATES, prevent_initial_call=True)
     def update(**kw: Any) -> dict[str, Any]:
         out = _update(**kw)
+        for key, state, keys in SHOWN_ONLY:
+            if out[key] is not no_update:
+                grouping = ctx.outputs_grouping[key], ctx.args_grouping[state]
+                same = same_as_shown(out[key], *grouping, keys, MAX_BOXES)
+                out[key] = [no_update if s else v for v, s in zip(out[key], same, strict=True)]
         for key in wildcards:
             if out[key] is no_update:
                 out[key] = [no_update] * len(ctx.outputs_grouping[key])

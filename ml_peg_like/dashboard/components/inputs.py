@@ -34,6 +34,23 @@ def boxes_of(group: Any, limit: int) -> list[tuple[str, str, Any]]:
     return out
 
 
+def same_as_shown(
+    values: list, outputs: list, shown: Any, keys: tuple[str, ...], limit: int
+) -> list[bool]:
+    """For each output of a pattern (``outputs``: its ``outputs_grouping``) whether its new
+    text in ``values`` is the text the page shows already (``shown``: the ``args_grouping`` of
+    a State of the same pattern; anything but strings is never the same)."""
+    texts = {}
+    for g in shown if isinstance(shown, list) and len(shown) <= limit else []:
+        gid = g.get("id") if isinstance(g, dict) else None
+        if isinstance(gid, dict) and isinstance(g.get("value"), str):
+            texts[tuple(gid.get(k) for k in keys)] = g["value"]
+    return [
+        isinstance(v, str) and texts.get(tuple(o["id"][k] for k in keys)) == v
+        for v, o in zip(values, outputs, strict=True)
+    ]
+
+
 def attr_selection(group: Any) -> dict[str, Any]:
     """``{attribute: selected values}`` of the attribute dropdowns in the request."""
     if not isinstance(group, list):

@@ -43,7 +43,7 @@ def sidebar(cfg: Config) -> html.Nav:
 def breadcrumb(cfg: Config, view: str) -> list:
     """Overview › Category › Benchmark, each a button, plus the node's description."""
     items: list[Any] = [
-        html.Button("Overview", id=ids.by_path(ids.T_CRUMB, ""), className="link crumb", n_clicks=0)
+        html.Button("Overview", id=ids.link(ids.T_CRUMB, ""), className="link crumb", n_clicks=0)
     ]
     desc = cfg.description
     if view:
@@ -62,7 +62,7 @@ def breadcrumb(cfg: Config, view: str) -> list:
                 items.append(
                     html.Button(
                         n.name,
-                        id=ids.by_path(ids.T_CRUMB, p),
+                        id=ids.link(ids.T_CRUMB, p),
                         className="link crumb",
                         n_clicks=0,
                     )
@@ -113,8 +113,8 @@ def register(app) -> None:
     app.clientside_callback(
         ClientsideFunction("mpl", "navigate"),
         Output(ids.WANT, "data"),
-        Input(ids.by_path(ids.T_CRUMB, ALL), "n_clicks"),
-        Input(ids.by_path(ids.T_PICK, ALL), "n_clicks"),
+        Input(ids.link(ids.T_CRUMB, ALL), "n_clicks"),
+        Input(ids.link(ids.T_PICK, ALL), "n_clicks"),
         Input(ids.GRID, "cellClicked"),
         Input(ids.HDR, "data"),
         Input(ids.METRIC_PICK, "value"),

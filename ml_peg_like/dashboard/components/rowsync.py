@@ -58,8 +58,11 @@ def default_key() -> str:
     return row_key("", "", "")
 
 
-#: Dash's renderer hook that merges a delta as soon as its response is parsed (rowdelta.js)
-EARLY_HOOK = "request_post: (p, r) => window.dash_clientside.mplRows.early(p, r)"
+#: Dash's renderer hook: each function in ``window.mplEarly`` sees a response as soon as it is
+#: parsed and may apply an output itself and take it out of the response (no store update, no
+#: render, no clientside callback hop): the row delta (rowdelta.js), the interval texts
+#: (sensitivity.js)
+EARLY_HOOK = "request_post: (p, r) => (window.mplEarly || []).forEach((f) => f(p, r))"
 
 
 def register(app) -> None:

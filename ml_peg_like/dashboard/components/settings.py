@@ -107,10 +107,10 @@ def panel(
         if intervals is None:
             return inp
         text = intervals.get((path, field), "")
-        # its text follows each edit through the SENS_TEXTS store (assets/sensitivity.js)
+        # its text follows each edit through the SENS_TEXTS store (assets/sensitivity.js finds
+        # it by its box's name; no id: a dict id would add to what the box pattern scans)
         iv = html.Span(
             text,
-            id=ids.interval(path, field),
             className=ids.CLASS_INTERVAL,
             **{ids.ATTR_BOX: ids.box_name(path, field)},
         )
@@ -128,7 +128,7 @@ def panel(
                     [
                         html.Button(
                             name,
-                            id=ids.by_path(ids.T_CRUMB, path),
+                            id=ids.link(ids.T_CRUMB, path),
                             className="link",
                             n_clicks=0,
                         ),
@@ -173,7 +173,7 @@ def panel(
                             [
                                 html.Button(
                                     m.name,
-                                    id=ids.by_path(ids.T_PICK, p),
+                                    id=ids.link(ids.T_PICK, p),
                                     className="link",
                                     title="Plot this metric's normalisation curve",
                                     n_clicks=0,

@@ -77,9 +77,11 @@ def main(argv=None) -> int:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.on(
                 "response",
-                lambda r: captured.append(r.request.post_data)
-                if "_dash-update-component" in r.url and r.status == 200
-                else None,
+                lambda r: (
+                    captured.append(r.request.post_data)
+                    if "_dash-update-component" in r.url and r.status == 200
+                    else None
+                ),
             )
             page.goto(url + "/" + make_query({}, path.rsplit("/", 1)[0]))
             page.wait_for_selector(f"input[name='{path}.good']", timeout=180_000)

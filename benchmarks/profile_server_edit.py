@@ -20,6 +20,8 @@ import threading
 import time
 from pathlib import Path
 
+import ml_peg_like  # noqa: E402,F401 (first: the checkout on PYTHONPATH, not bench_dashboard's)
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
@@ -59,9 +61,12 @@ def main(argv=None) -> int:
     from werkzeug.serving import make_server
 
     from ml_peg_like import load_dataset
+    from ml_peg_like.cli.serve import tune_malloc
     from ml_peg_like.dashboard import create_app
 
+    print("ml_peg_like from", Path(ml_peg_like.__file__).parent.parent)
     cfg, raw = load_dataset(args.data)
+    tune_malloc(raw.values.nbytes)  # as ``serve`` does
     app = create_app(cfg, raw)
     path = influential_metric(cfg)
     metric = cfg.node(path)

@@ -288,7 +288,7 @@ def curve_figure(
     if not isinstance(metric, Metric):
         return empty_figure("Pick a metric")
     full = cfg.full_path(path)
-    j = cfg.metric_paths().index(full)
+    j = scores.plan.metric_paths.index(full)
     norm = metric.norm
     params = resolved_params(scores, j)
     x = scores.raw_values[:, j]

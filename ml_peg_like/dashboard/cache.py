@@ -10,11 +10,16 @@ from ..config import Config
 from ..models import display_name_map
 from ..raw import RawData
 from ..scoring import Scores, score_values
+from ..scoring.incremental import rescore
 from .state import Changes, attribute_options, attribute_values, encode_changes, try_changes
 
 #: the memo of scores per change set, per worker process (issue 15: bounded for the RSS targets;
 #: 4 MiB keeps ~10 states at ML-PEG scale and the minimum of 2 from 1,000 x 1,000 up)
 CACHE_BYTES = 4 * 1024 * 1024
+#: a missed change set is derived from the scores of the most recent entries (and the
+#: defaults') when it differs from one of them in a few metrics' thresholds only
+#: (:func:`~ml_peg_like.scoring.incremental.rescore`: an edit of one box re-scores one column)
+BASES = 3
 
 
 def entry_bytes(n_values: int, n_paths: int) -> int:
@@ -70,9 +75,20 @@ class ScoreCache:
                 self._memo.move_to_end(key)
                 return hit
         cfg = config if config is not None else try_changes(self.defaults, changes)
-        result = (cfg, score_values(self.values, self.models, cfg, self.instances))
+        result = (cfg, self._score(cfg))
         with self._lock:
             self._memo[key] = result
             while len(self._memo) > self._size:
                 self._memo.popitem(last=False)
         return result
+
+    def _score(self, cfg: Config) -> Scores:
+        """The scores of ``cfg``: derived from a recent entry's when the change is simple, else
+        in full."""
+        with self._lock:
+            recent = [scores for _cfg, scores in reversed(self._memo.values())][:BASES]
+        for base in (*recent, self.default_scores):
+            scores = rescore(base, cfg)
+            if scores is not None:
+                return scores
+        return score_values(self.values, self.models, cfg, self.instances)

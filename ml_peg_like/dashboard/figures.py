@@ -7,7 +7,7 @@ import html
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -193,32 +193,38 @@ def _hover_scores(values, scale: float, digits: int) -> list[tuple[float, str]]:
     ]
 
 
-#: raw value texts kept (:func:`raw_texts_of`): a curve's points' raw values, by their bytes
-RAW_TEXT_CACHE = 16
+#: what a curve's points show that follows from their values alone (the raw value texts, the
+#: x positions as sent), kept for the last arrays by their bytes (never stale)
+RAW_TEXT_CACHE = 32
 RAW_TEXT_MAX_VALUES = 200_000  # larger arrays are written each time (memory)
-_raw_texts: OrderedDict[bytes, list[str]] = OrderedDict()
+_raw_texts: OrderedDict[tuple[str, bytes], list] = OrderedDict()
 _raw_lock = threading.Lock()
 
 
-def raw_texts_of(values: np.ndarray) -> list[str]:
-    """:func:`fmt_raw` of each value, kept for the last :data:`RAW_TEXT_CACHE` arrays by their
-    bytes (the texts are a function of the values alone, so never stale): an edit of a
-    threshold does not write the 10,000 raw values of the curve's points again."""
+def _kept(kind: str, values, make: Callable[[np.ndarray], list]) -> list:
+    """``make(values)`` (a function of the values alone), kept for the last
+    :data:`RAW_TEXT_CACHE` arrays by ``kind`` and the values' bytes."""
     arr = np.ascontiguousarray(values, dtype=float)
-    key = arr.tobytes()
+    key = (kind, arr.tobytes())
     with _raw_lock:
         hit = _raw_texts.get(key)
         if hit is not None:
             _raw_texts.move_to_end(key)
             return hit
-    texts = [fmt_raw(v) for v in arr.tolist()]
+    out = make(arr)
     if arr.size > RAW_TEXT_MAX_VALUES:
-        return texts
+        return out
     with _raw_lock:
-        _raw_texts[key] = texts
+        _raw_texts[key] = out
         while len(_raw_texts) > RAW_TEXT_CACHE:
             _raw_texts.popitem(last=False)
-    return texts
+    return out
+
+
+def raw_texts_of(values: np.ndarray) -> list[str]:
+    """:func:`fmt_raw` of each value, kept (:func:`_kept`): an edit of a threshold does not
+    write the 10,000 raw values of the curve's points again."""
+    return _kept("raw", values, lambda arr: [fmt_raw(v) for v in arr.tolist()])
 
 
 #: the shaded band of a threshold's stability interval, by field
@@ -288,7 +294,7 @@ def curve_figure(
     if not isinstance(metric, Metric):
         return empty_figure("Pick a metric")
     full = cfg.full_path(path)
-    j = cfg.metric_paths().index(full)
+    j = scores.plan.metric_paths.index(full)
     norm = metric.norm
     params = resolved_params(scores, j)
     x = scores.raw_values[:, j]
@@ -340,9 +346,10 @@ def curve_figure(
     # The hover text holds what the settings do not change (names, raw values): the score is
     # the point's y (see ``_hover_scores``), so an edit resends y, not the text
     groups = group_points(px, ys)
+    px_sent = _kept("x", px_arr, _floats)  # the points' x as sent (the same each edit)
     shown = _hover_scores(s_ok[[g[0] for g in groups]], scale, digits)
     raw_texts = raw_texts_of(xs)
-    gx, gy, gtext, gsym, gsize, gcol = [], [], [], [], [], []
+    gy, gtext, gsym, gsize, gcol = [], [], [], [], []
     for group, (y_shown, score_text) in zip(groups, shown, strict=True):
         first = group[0]
         side = side_of[first]
@@ -352,7 +359,6 @@ def curve_figure(
             gsym.append(_pinned_marker(side) if side else "circle")
             gsize.append(12.0 if side else 9.0)  # as below: + min(6, 0.0)
             gcol.append(PINNED if side else "#ffffff")
-            gx.append(px[first])
             gy.append(y_shown)
             continue
         lines = []
@@ -362,7 +368,6 @@ def curve_figure(
         if len(group) > MAX_HOVER_NAMES:
             lines.append(f"… and {len(group) - MAX_HOVER_NAMES} more")
         head = f"{len(group)} models<br>" if len(group) > 1 else ""
-        gx.append(px[first])
         gy.append(y_shown)
         gtext.append(head + "<br>".join(lines) + score_text)
         gsym.append(_pinned_marker(side) if side else "circle")
@@ -370,8 +375,8 @@ def curve_figure(
         gcol.append(PINNED if side else "#ffffff")
     data.append(
         dict(
-            type=point_trace_type(len(gx)),
-            x=_floats(gx),
+            type=point_trace_type(len(groups)),
+            x=[px_sent[g[0]] for g in groups],
             y=_floats(gy),
             mode="markers",
             marker=dict(

@@ -180,13 +180,14 @@ def sort_key(value) -> tuple:
 def _numbers(values: list) -> np.ndarray | None:
     """``values`` as floats (missing: NaN) when they are numbers or missing only (no text, no
     bool), else None: then :func:`sort_key` orders them."""
-    if any(type(v) is bool for v in values):
+    types = set(map(type, values))  # one pass in C (10,000 rows: the checks below skip theirs)
+    if bool in types:
         return None
     try:
         arr = np.array(values, dtype=float)
     except (TypeError, ValueError):
         return None
-    if arr.ndim != 1 or any(type(v) is int and abs(v) > 2**53 for v in values):
+    if arr.ndim != 1 or (int in types and any(type(v) is int and abs(v) > 2**53 for v in values)):
         return None
     return arr
 

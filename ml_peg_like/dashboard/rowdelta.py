@@ -95,6 +95,8 @@ def diff_columns(old: dict[str, list], new: dict[str, list], n: int) -> dict:
             changed[f] = (pos, [b[k] for k in pos])
     for f, a in old.items():
         b = new.get(f)
+        if b is not None and ABSENT not in b:  # one scan in C: no row lost the field
+            continue
         gone = [k for k, x in enumerate(a) if x is not ABSENT and (b is None or b[k] is ABSENT)]
         if gone:
             dropped[f] = gone

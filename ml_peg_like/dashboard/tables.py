@@ -155,7 +155,7 @@ def unresolved_thresholds(scores: Scores, j: int, path: str | None = None) -> di
     """``{field: why}``: the ``{model: NAME}`` parameters of metric column ``j`` (at ``path``,
     when the caller has it) whose model has no value (the metric then has no score)."""
     cfg = scores.config
-    metric = cfg.node(path if path is not None else cfg.metric_paths()[j])
+    metric = cfg.node(path if path is not None else scores.plan.metric_paths[j])
     if not isinstance(metric, Metric):
         return {}
     refs = {f: v for f in metric.norm.editable if isinstance(v := metric.value(f), ModelRef)}
@@ -180,8 +180,17 @@ def unresolved_thresholds(scores: Scores, j: int, path: str | None = None) -> di
 def threshold_problems(scores: Scores, paths=None) -> dict[tuple[str, str], str]:
     """``{(metric path, field): why}`` of every unresolved ``{model: NAME}`` threshold (of the
     metrics at ``paths``; None: all)."""
+    plan = scores.plan
+    # only a metric with a {model: NAME} parameter can have one (the plan's data-driven ones)
+    refs = {
+        int(cols[i])
+        for _name, cols, _static, dynamic in plan.groups
+        for i, _pn, spec, _metric in dynamic
+        if isinstance(spec, ModelRef)
+    }
     out = {}
-    for j, p in enumerate(scores.config.metric_paths()):
+    for j in sorted(refs):
+        p = plan.metric_paths[j]
         if paths is None or p in paths:
             for f, why in unresolved_thresholds(scores, j, p).items():
                 out[(p, f)] = why
@@ -466,9 +475,10 @@ def row_table(
         delta = np.zeros(len(idx), dtype=np.int64)
     overall = scores.overall_scores[idx]
     fields[ids.COL_OVERALL] = _round(overall)
-    mcodes = agg.metric_reasons(scores.raw_values, scores.metric_scores)
+    # a metric's code is never INVALIDATED (agg.metric_reasons), so the benchmarks' codes need
+    # none of them: the metric codes are made for the benchmark view's columns only
     bcodes = agg.reasons(
-        scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores, mcodes
+        scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores
     )
     ccodes = agg.reasons(
         scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores, bcodes
@@ -504,15 +514,15 @@ def row_table(
         cols = lay.bench_metrics[node.name]
         fields[ids.COL_BENCH_SCORE] = _round(scores.bench_scores[idx, k])
         reasons[ids.COL_BENCH_SCORE] = bcodes[idx, k]
-        mr = mcodes
-        for j in cols:
+        mr = agg.metric_reasons(scores.raw_values[:, cols][idx], scores.metric_scores[:, cols][idx])
+        for c, j in enumerate(cols):
             raw = scores.raw_values[idx, j]
             rv = raw.astype(object)  # Python floats, as they are
             rv[np.isnan(raw)] = None
             fields[ids.raw_col(j)] = rv.tolist()
             fields[ids.score_col(j)] = _round(scores.metric_scores[idx, j])
-            reasons[ids.score_col(j)] = mr[idx, j]
-            reasons[ids.raw_col(j)] = mr[idx, j]
+            reasons[ids.score_col(j)] = mr[:, c]
+            reasons[ids.raw_col(j)] = mr[:, c]
     keys_ = [scores.models[i] for i in idx]
     shown = [(names or {}).get(k) for k in keys_]
     return RowTable(

@@ -111,7 +111,7 @@ def levels_of(sc: Scores, paths=None):
     parents = None
     if paths is not None:
         want = set(paths)
-        cols = [j for j, p in enumerate(sc.config.metric_paths()) if p in want]
+        cols = [j for j, p in enumerate(plan.metric_paths) if p in want]
         k = sc.metric_scores.shape[1]
         parents = np.repeat(
             np.arange(len(plan.metric_starts)), np.diff(np.append(plan.metric_starts, k))
@@ -155,7 +155,7 @@ class WeightFamily:
         cats = [(c.name, c.weight) for c in cfg.categories]
         benches = [(f"{c.name}/{b.name}", b.weight) for c in cfg.categories for b in c.benchmarks]
         metrics = list(
-            zip(cfg.metric_paths(), [m.weight for _c, _b, m in cfg.iter_metrics()], strict=True)
+            zip(sc.plan.metric_paths, [m.weight for _c, _b, m in cfg.iter_metrics()], strict=True)
         )
         want = None if paths is None else set(paths)
         ci, bi, mi = (
@@ -440,7 +440,7 @@ def param_families(sc: Scores, only=None, levels=None) -> list[ParamFamily]:
     scores, not the normaliser of one raw value per model that the families model."""
     plan = sc.plan
     affine = None  # (alpha, beta), computed when a family needs it
-    paths = sc.config.metric_paths()
+    paths = plan.metric_paths
     want = None if only is None else set(only)
     cols = None if want is None else [j for j, p in enumerate(paths) if p in want]
     usable = np.ones(len(paths), dtype=bool) if cols is None else np.zeros(len(paths), bool)

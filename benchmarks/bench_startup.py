@@ -56,7 +56,9 @@ def _rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def _main_thread_cpu_s(trace_path: str, until_ms: float) -> float:
+def main_thread_window(trace_path: str, until_ms: float):
+    """A Chrome trace's events, the renderer main thread's (pid, tid) set and the window from
+    its navigation start to ``until_ms`` later (µs), or None without a navigation start."""
     ev = json.loads(Path(trace_path).read_text())
     ev = ev["traceEvents"] if isinstance(ev, dict) else ev
     names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
@@ -65,9 +67,16 @@ def _main_thread_cpu_s(trace_path: str, until_ms: float) -> float:
         e["ts"] for e in ev if e.get("name") == "navigationStart" and (e["pid"], e["tid"]) in main
     ]
     if not nav:
-        return float("nan")
+        return None
     t0 = min(nav)
-    end = t0 + until_ms * 1000
+    return ev, main, t0, t0 + until_ms * 1000
+
+
+def _main_thread_cpu_s(trace_path: str, until_ms: float) -> float:
+    window = main_thread_window(trace_path, until_ms)
+    if window is None:
+        return float("nan")
+    ev, main, t0, end = window
     return (
         sum(
             e.get("tdur", 0)

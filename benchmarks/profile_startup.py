@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tests")]
 
 from bench_dashboard import compile_package, wait_health  # noqa: E402
-from bench_startup import FIRST_CELL  # noqa: E402
+from bench_startup import FIRST_CELL, main_thread_window  # noqa: E402
 from browser_utils import chromium  # noqa: E402
 from profile_explore import self_times  # noqa: E402
 
@@ -51,32 +51,11 @@ PHASES = (
 )
 
 
-def fn_self_times(profile: dict) -> collections.Counter:
-    """ms of self time per (function, script) of a CDP profile."""
-    nodes = {n["id"]: n for n in profile["nodes"]}
-    per_node: collections.Counter = collections.Counter()
-    for s, d in zip(profile["samples"], profile["timeDeltas"], strict=False):
-        per_node[s] += d
-    out: collections.Counter = collections.Counter()
-    for nid, t in per_node.items():
-        cf = nodes[nid]["callFrame"]
-        script = cf["url"].rsplit("/", 1)[-1].split("?")[0].split(".v")[0]
-        out[f"{cf['functionName'] or '(anon)'} [{script}:{cf['lineNumber']}]"] += t / 1000
-    return out
-
-
 def phases(trace_path: str, until_ms: float) -> dict[str, float]:
-    ev = json.loads(Path(trace_path).read_text())
-    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
-    main = {k for k, v in names.items() if v == "CrRendererMain"}
-    nav = [
-        e["ts"] for e in ev if e.get("name") == "navigationStart" and (e["pid"], e["tid"]) in main
-    ]
-    if not nav:
+    window = main_thread_window(trace_path, until_ms)
+    if window is None:
         return {}
-    t0 = min(nav)
-    end = t0 + until_ms * 1000
+    ev, main, t0, end = window
     out: collections.Counter = collections.Counter()
     for e in ev:
         if (e.get("pid"), e.get("tid")) not in main or e.get("ph") != "X":
@@ -136,7 +115,7 @@ def main(argv=None) -> int:
                 browser.stop_tracing()
                 cells.append(ms)
                 scripts.append(self_times(prof))
-                fns.append(fn_self_times(prof))
+                fns.append(self_times(prof, by_function=True))
                 phs.append(phases(trace, ms))
                 Path(trace).unlink()
                 page.close()

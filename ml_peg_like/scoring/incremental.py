@@ -23,8 +23,7 @@ from ..aggregation import shown_weights, weighted_mean
 from ..config import Config
 from ..normalisers import apply_normaliser, get_normaliser
 from .plan import Plan
-from .scores import Scores, rank_desc
-from .vetoes import apply_vetoes
+from .scores import Scores, levels
 
 #: more changed metrics than this: score in full (the walk gains little)
 MAX_CHANGED = 8
@@ -167,19 +166,11 @@ def rescore(prev: Scores, cfg: Config) -> Scores | None:
         s, c = weighted_mean(bs[:, lo:hi], wb[lo:hi], _ONE, plan.cat_skip[k], bcov[:, lo:hi], need)
         cs[:, k], ccov[:, k] = s[:, 0], c[:, 0]
     os_, ocov = weighted_mean(cs, plan.w_cat, _ONE, plan.overall_skip, ccov, need)
-    overall = apply_vetoes(os_[:, 0], prev.vetoed)
     return dataclasses.replace(
         prev,
         config=cfg,
         plan=plan,
-        metric_scores=ms,
-        bench_scores=bs,
-        cat_scores=cs,
-        overall_scores=overall,
-        ranks=rank_desc(overall),
-        bench_coverage=bcov,
-        cat_coverage=ccov,
-        overall_coverage=ocov[:, 0],
+        **levels(ms, bs, cs, os_, (bcov, ccov, ocov), prev.vetoed),
         resolved=resolved,
         warnings=list(prev.warnings),
         veto_reasons=list(prev.veto_reasons),

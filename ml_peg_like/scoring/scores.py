@@ -133,13 +133,30 @@ def score_values(values: np.ndarray, models, cfg: Config, instances=None) -> Sco
         cs, plan.w_cat, np.zeros(1, dtype=np.intp), plan.overall_skip, ccov, need
     )
     vetoed, reasons, veto_warnings = find_vetoes(values, cfg, models)
-    overall = apply_vetoes(os_[:, 0], vetoed)
     warnings += veto_warnings
     return Scores(
         models=models,
         config=cfg,
         plan=plan,
         raw_values=values,
+        **levels(ms, bs, cs, os_, (bcov, ccov, ocov), vetoed),
+        resolved=resolved,
+        warnings=warnings,
+        instances=instances,
+        instance_scores=inst_scores,
+        vetoed=vetoed,
+        veto_reasons=reasons,
+    )
+
+
+def levels(ms, bs, cs, os_, coverage, vetoed) -> dict:
+    """The ``Scores`` fields of the four levels from the weighted means (``os_`` and the
+    overall coverage as ``weighted_mean`` returns them: one column): the overall score after the
+    vetoes and the ranks that follow from it. One place for both the full scoring and the
+    re-scoring of an edit (:mod:`.incremental`)."""
+    bcov, ccov, ocov = coverage
+    overall = apply_vetoes(os_[:, 0], vetoed)
+    return dict(
         metric_scores=ms,
         bench_scores=bs,
         cat_scores=cs,
@@ -148,12 +165,6 @@ def score_values(values: np.ndarray, models, cfg: Config, instances=None) -> Sco
         bench_coverage=bcov,
         cat_coverage=ccov,
         overall_coverage=ocov[:, 0],
-        resolved=resolved,
-        warnings=warnings,
-        instances=instances,
-        instance_scores=inst_scores,
-        vetoed=vetoed,
-        veto_reasons=reasons,
     )
 
 

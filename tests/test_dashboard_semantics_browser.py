@@ -148,3 +148,20 @@ def test_toggle_and_sort_round_trip_through_the_url(env):
     assert page.get_by_label("Normalised scores").is_checked()
     settle(page, 200)
     assert not env["problems"]
+
+
+def test_a_sort_on_a_page_without_a_query_reaches_the_url(env):
+    """The grid's sort is held back only until the server has answered a link (the first
+    page's columns are not the link's); on a page opened without a query, a user's sort is
+    written to the URL at once."""
+    page, url = env["page"], env["url"]
+    page.goto(url + "/")
+    page.wait_for_selector(".ag-cell[col-id='o']")
+    settle(page, 200)
+    assert "sort=" not in page.url
+    page.click(
+        ".ag-header-cell[col-id='o'] .ag-sort-indicator-container, "
+        ".ag-header-cell[col-id='o'] .ag-header-cell-label"
+    )
+    page.wait_for_function("() => location.search.includes('sort=o.')")
+    assert not env["problems"]

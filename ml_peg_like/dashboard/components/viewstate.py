@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from dash import Input, Output, dcc
+from dash import Input, Output, State, dcc
 
 from .. import ids
 
@@ -81,11 +81,15 @@ def store() -> dcc.Store:
 
 
 #: in the browser: the grid's sort as :func:`sort_of` computes it, written only when it differs
-#: from the URL's (a sort the server itself applied from a link is not sent back)
+#: from the URL's (a sort the server itself applied from a link is not sent back). Until the
+#: server has answered the page's link (``qs`` still its first "" while the address has a query)
+#: the grid shows the first page's columns, not the link's: its sort is not the user's and would
+#: overwrite the link's (a race seen under load), so it is not sent.
 _JS = """
-function (state) {
+function (state, qs) {
   var nu = window.dash_clientside.no_update;
   if (!Array.isArray(state)) return nu;
+  if (!qs && window.location.search.length > 1) return nu;
   var best = null;
   state.forEach(function (c) {
     if (c && (c.sort === "asc" || c.sort === "desc")) {
@@ -105,5 +109,9 @@ def register(app, param: str) -> None:
     """The clientside callback: AG Grid's ``columnState`` -> the sort store."""
     js = _JS.replace("DEFAULT", json.dumps(".".join(DEFAULT))).replace("PARAM", json.dumps(param))
     app.clientside_callback(
-        js, Output(ids.SORT, "data"), Input(ids.GRID, "columnState"), prevent_initial_call=True
+        js,
+        Output(ids.SORT, "data"),
+        Input(ids.GRID, "columnState"),
+        State(ids.QS, "data"),
+        prevent_initial_call=True,
     )

@@ -22,7 +22,7 @@ import numpy as np
 from ..aggregation import shown_weights, weighted_mean
 from ..config import Config
 from ..normalisers import apply_normaliser, get_normaliser
-from .plan import Plan
+from .plan import Plan, remember_plan
 from .scores import Scores, levels
 
 #: more changed metrics than this: score in full (the walk gains little)
@@ -131,8 +131,7 @@ def rescore(prev: Scores, cfg: Config) -> Scores | None:
     if made is None:
         return None
     plan, where = made
-    if "_plan" not in cfg.__dict__:
-        cfg.__dict__["_plan"] = plan  # as compile_config(cfg) would build it
+    remember_plan(cfg, plan)  # as compile_config(cfg) would build it
     values = prev.raw_values
     ms = prev.metric_scores.copy(order="K")
     resolved = dict(prev.resolved)

@@ -41,9 +41,18 @@ class Plan:
     groups: tuple = ()
 
 
+_PLAN = "_plan"  # where a config holds its plan (a frozen dataclass: beside the fields)
+
+
+def remember_plan(cfg: Config, plan: Plan) -> Plan:
+    """Hold ``plan`` as ``cfg``'s compiled plan unless it has one (:func:`compile_config` finds
+    it; the re-scoring of an edit derives the plan of a close config, scoring.incremental)."""
+    return cfg.__dict__.setdefault(_PLAN, plan)
+
+
 def compile_config(cfg: Config) -> Plan:
     """The arrays of ``cfg`` (cached on the config)."""
-    cached = cfg.__dict__.get("_plan")
+    cached = cfg.__dict__.get(_PLAN)
     if cached is not None:
         return cached
     metrics: list[Metric] = []
@@ -107,8 +116,7 @@ def compile_config(cfg: Config) -> Plan:
         need_coverage=cfg.uses_skip,
         groups=tuple(groups),
     )
-    cfg.__dict__["_plan"] = plan  # frozen dataclass: cache beside the fields
-    return plan
+    return remember_plan(cfg, plan)
 
 
 def resolve_threshold(spec, column: np.ndarray, models: dict[str, int], metric: Metric):

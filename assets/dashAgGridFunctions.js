@@ -7,12 +7,11 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
 (function () {
   "use strict";
   // 0 -> red, 0.5 -> orange, 1 -> green (traffic lights land exactly on the three stops);
-  // light tints so that dark text stays readable on every colour.
-  var STOPS = [
-    [0.0, [243, 168, 160]],
-    [0.5, [252, 212, 150]],
-    [1.0, [160, 214, 165]],
-  ];
+  // light tints so that dark text stays readable on every colour. The stops are Python's
+  // (ml_peg_like/dashboard/firstview.py SCORE_STOPS: the page's first view uses them too).
+  function stops() {
+    return N().scoreStops;
+  }
   var MISSING = "\u2014";
 
   function N() {
@@ -40,6 +39,7 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
   dagfuncs.scoreColor = function (s, dark) {
     if (!isNum(s)) return null;
     var x = Math.max(0, Math.min(1, s));
+    var STOPS = stops();
     var c = STOPS[STOPS.length - 1][1];
     for (var k = 1; k < STOPS.length; k++) {
       if (x <= STOPS[k][0]) {

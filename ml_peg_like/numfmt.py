@@ -39,7 +39,8 @@ def clean_digits(digits, default: int = SCORE_DIGITS) -> int:
     return min(MAX_DIGITS, max(MIN_DIGITS, d))
 
 
-def _missing(value) -> bool:
+def is_missing(value) -> bool:
+    """No number to show: None, NaN, an infinity or not a number at all."""
     if value is None:
         return True
     try:
@@ -79,7 +80,7 @@ def _trim(text: str) -> str:
 
 def fmt_score(value, scale: float = 1.0, digits: int = SCORE_DIGITS) -> str:
     """A score (0-1) times ``scale`` to ``digits`` significant digits (see the module)."""
-    if _missing(value):
+    if is_missing(value):
         return MISSING_TEXT
     digits = clean_digits(digits)
     x = float(value) * float(scale)
@@ -97,7 +98,7 @@ def fmt_score(value, scale: float = 1.0, digits: int = SCORE_DIGITS) -> str:
 
 def fmt_raw(value, digits: int = RAW_DIGITS) -> str:
     """A raw value to ``digits`` significant digits, trailing zeros dropped (see the module)."""
-    if _missing(value):
+    if is_missing(value):
         return MISSING_TEXT
     digits = clean_digits(digits, RAW_DIGITS)
     x = float(value)
@@ -116,7 +117,7 @@ def fmt_raw(value, digits: int = RAW_DIGITS) -> str:
 def shortest(value) -> str:
     """The shortest text that reads back as the same float (``repr``); integers without ``.0``;
     empty for missing."""
-    if _missing(value):
+    if is_missing(value):
         return ""
     v = float(value)
     if v.is_integer() and abs(v) < 1e16:

@@ -16,7 +16,7 @@ from dash import html
 from ..config import Config
 from ..raw import RawData
 from ..resources import assets_dir
-from . import firstpage, ids, servertiming, warm
+from . import firstpage, firstview, ids, servertiming, warm
 from .cache import ScoreCache
 from .components import (
     bigrows,
@@ -40,7 +40,7 @@ from .components import sensitivity as sens_view
 from .jobs import make_manager
 from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
 from .state import Q_SORT
-from .tables import REASON_TIPS, column_defs, row_data
+from .tables import REASON_TIPS, column_defs, row_table
 
 __all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", "run_app", "serve"]
 
@@ -48,7 +48,10 @@ __all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", 
 def _with_names(index_string: str) -> str:
     """The page template with ``window.mplNames`` (ids.py) set before the assets' scripts."""
     names = ids.js_names_script(
-        REASON_TIPS, upload_max=MAX_UPLOAD_BYTES, upload_too_big=toolbar.UPLOAD_TOO_BIG
+        REASON_TIPS,
+        upload_max=MAX_UPLOAD_BYTES,
+        upload_too_big=toolbar.UPLOAD_TOO_BIG,
+        score_stops=firstview.SCORE_STOPS,
     )
     script = "<script>" + names + "</script>"
     return index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
@@ -95,16 +98,37 @@ def create_app(
         serve_locally=True,
     )
     app.index_string = _with_names(app.index_string)
-    firstpage.install(app, lazy_when=(Q_SORT,))  # a link's sort: see firstpage.py
     cols = column_defs(scores, "")
     sens = sens_view.Sensitivity(cache) if sensitivity else None
     sv = sens.view_state("", scores, "") if sens else None
     rob = robustness_layout.layout(cache) if robustness else {}
     large = deltas is not False and bigrows.is_large(len(raw.models), large_rows)
     first_options = bigrows.model_options(cache.models, cache.display, "", []) if large else None
+    table = row_table(
+        scores,
+        "",
+        default_overall=scores.overall_scores,
+        dominated=sv.dominated if sv else None,
+        names=cache.display,
+    )
+    summary = page.summary_line(config, scores)
+    first_view = firstview.page_html(
+        title=title,
+        summary=summary,
+        help_text=page.HELP,
+        nav=navigation.sidebar_items(config),
+        categories=[c.name for c in config.categories],
+        meta=navigation.overview_meta(config),
+        cols=cols,
+        rows=firstview.first_rows(table),
+        scale=config.scale,
+        n_models=len(table),
+    )
+    # a link's sort: see firstpage.py; the first view: firstview.py
+    firstpage.install(app, lazy_when=(Q_SORT,), first_view=first_view)
     app.layout = page.layout(
         title=title,
-        summary=page.summary_line(config, scores),
+        summary=summary,
         stores=[*page.stores(grid.colsig(cols), navigation.tree_store(config)), viewstate.store()],
         toolbar=toolbar.layout(
             scores.models,
@@ -121,15 +145,7 @@ def create_app(
             policy.layout(scores),
             *grid.layout(
                 cols,
-                None
-                if large
-                else row_data(
-                    scores,
-                    "",
-                    default_overall=scores.overall_scores,
-                    dominated=sv.dominated if sv else None,
-                    names=cache.display,
-                ),
+                None if large else table.rows(),
                 len(raw.models),
                 infinite=bigrows.grid_options() if large else None,
             ),

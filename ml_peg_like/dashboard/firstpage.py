@@ -58,10 +58,11 @@ def preload_links(prefix: str = "/") -> str:
     )
 
 
-def install(app, lazy_when: tuple[str, ...] = ()) -> None:
+def install(app, lazy_when: tuple[str, ...] = (), first_view: str = "") -> None:
     """Serve ``app``'s page with the eager chunks right after its scripts (before the renderer
     starts: the first render finds them), unless the request's query has one of ``lazy_when``,
-    and with the layout and callbacks preloaded (:func:`preload_links`)."""
+    and with the layout and callbacks preloaded (:func:`preload_links`). ``first_view``: HTML
+    put before the app's own element when the address has no query (``firstview.py``)."""
     prefix = app.config.requests_pathname_prefix
     interpolate = app.interpolate_index
 
@@ -69,6 +70,8 @@ def install(app, lazy_when: tuple[str, ...] = ()) -> None:
         kw["metas"] = kw.get("metas", "") + preload_links(prefix)
         if not any(flask.request.args.get(k) for k in lazy_when):
             kw["scripts"] = kw.get("scripts", "") + eager_scripts(prefix)
+        if first_view and not flask.request.query_string and flask.request.path == prefix:
+            kw["app_entry"] = first_view + kw.get("app_entry", "")
         return interpolate(**kw)
 
     app.interpolate_index = interpolate_index

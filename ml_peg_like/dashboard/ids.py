@@ -22,6 +22,8 @@ TITLE = "title"
 SUMMARY = "summary"
 STATUS = "status"
 SIDEBAR = "sidebar"
+#: the first view drawn in the page's HTML until the grid shows its rows (firstview.py)
+FIRST_VIEW = "mpl-first"
 CRUMBS = "crumbs"
 GRID = "grid"
 GRID_WRAP = "grid-wrap"  # the grid's box; the robustness tau line goes right after it
@@ -276,14 +278,20 @@ def score_col(j: int) -> str:
 
 
 def js_names(
-    reasons: dict[str, str] | None = None, upload_max: int = 0, upload_too_big: str = ""
+    reasons: dict[str, str] | None = None,
+    upload_max: int = 0,
+    upload_too_big: str = "",
+    score_stops: Any = (),
 ) -> dict[str, Any]:
     """The names ``assets/*.js`` use (``window.mplNames``); a test checks they use no other.
     ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_TIPS``);
     ``upload_max``, ``upload_too_big``: the settings upload's limit in bytes and why a larger
-    file is refused (``assets/upload.js``)."""
+    file is refused (``assets/upload.js``); ``score_stops``: the grid's colour scale
+    (``firstview.SCORE_STOPS``)."""
     return {
         "status": STATUS,
+        "firstView": FIRST_VIEW,
+        "scoreStops": [[s, list(c)] for s, c in score_stops],
         "upload": UPLOAD,
         "uploadMax": upload_max,
         "uploadTooBig": upload_too_big,

@@ -1,0 +1,26 @@
+/* The first view (ml_peg_like/dashboard/firstview.py): the page's HTML shows the overview's
+ * ranking until the grid shows its first rows; then it goes and the app, rendered underneath
+ * and laid out but invisible until then (style.css), is what the page shows.
+ * Ids come from Python: window.mplNames (ml_peg_like/dashboard/ids.py). */
+(function () {
+  "use strict";
+  var N = window.mplNames || {};
+  var first = N.firstView ? document.getElementById(N.firstView) : null;
+  if (!first || !window.MutationObserver) return;
+  var cells = "#" + N.grid + ' .ag-cell[col-id="' + N.colModel + '"]';
+
+  function drawn() {
+    var found = document.querySelectorAll(cells);
+    for (var i = 0; i < found.length; i++) {
+      if (found[i].textContent.trim()) return true; // a large table's rows come empty first
+    }
+    return false;
+  }
+
+  var watch = new MutationObserver(function () {
+    if (!drawn()) return;
+    watch.disconnect();
+    first.remove();
+  });
+  watch.observe(document.body, { childList: true, subtree: true, characterData: true });
+})();

@@ -1,0 +1,137 @@
+"""The first view in the page's HTML (issue 15, fast start; dashboard/firstview.py): the
+overview's ranking drawn by the server before any script runs, exactly as the grid then shows
+it, and only where the page shows exactly that (no query)."""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+
+import pytest
+from browser_utils import (
+    GRID_READY,
+    VIEWPORT,
+    chromium,
+    live_server,
+    open_dashboard,
+    require_browser,
+    small_dataset,
+)
+
+from ml_peg_like import score
+from ml_peg_like.dashboard import create_app, ids
+from ml_peg_like.dashboard.firstview import FIRST_ROWS, score_colour
+from ml_peg_like.numfmt import fmt_score
+
+FIRST = f"#{ids.FIRST_VIEW}"
+
+
+def test_score_colour_by_hand():
+    # the stops themselves (traffic lights land on them), halfway between two stops, clipping
+    assert score_colour(0.0) == "rgb(243,168,160)"
+    assert score_colour(0.5) == "rgb(252,212,150)"
+    assert score_colour(1.0) == "rgb(160,214,165)"
+    # 0.25: (243+252)/2 = 247.5 -> 248 (JS Math.round), (168+212)/2 = 190, (160+150)/2 = 155
+    assert score_colour(0.25) == "rgb(248,190,155)"
+    # 0.75: (252+160)/2 = 206, (212+214)/2 = 213, (150+165)/2 = 157.5 -> 158
+    assert score_colour(0.75) == "rgb(206,213,158)"
+    assert score_colour(-3) == score_colour(0.0) and score_colour(7) == score_colour(1.0)
+
+
+def _rows(page_html: str) -> list[list[str]]:
+    """The first view's table as texts, one list per row (the tick column left out)."""
+    body = page_html[page_html.index('<table class="first-table"') :]
+    body = body[: body.index("</table>")]
+    rows = re.findall(r"<tr>(.*?)</tr>", body.split("<tbody>", 1)[1])
+    return [[htmllib.unescape(t) for t in re.findall(r"<td[^>]*>(.*?)</td>", r)][1:] for r in rows]
+
+
+def _heads(page_html: str) -> list[str]:
+    """The first view's column names (the tick column left out)."""
+    head = page_html[page_html.index('<table class="first-table"') :]
+    head = head[: head.index("</thead>")]
+    return [htmllib.unescape(t) for t in re.findall(r"<th[^>]*>(.*?)</th>", head)][1:]
+
+
+def test_the_page_html_holds_the_overview_ranking(tmp_path):
+    cfg, raw = small_dataset(tmp_path)
+    app = create_app(cfg, raw)
+    client = app.server.test_client()
+    page = client.get("/").get_data(as_text=True)
+    # before the app's own element, after the header's template
+    assert page.index(f'id="{ids.FIRST_VIEW}"') < page.index('id="react-entry-point"')
+    s = score(raw, cfg)
+    ranked = s.overall.sort_values("rank")
+    rows = _rows(page)
+    assert len(rows) == min(FIRST_ROWS, len(raw.models))
+    # columns: rank, change, model, overall, then one per category (this config: invalidate)
+    assert [r[0] for r in rows] == [str(int(v)) for v in ranked["rank"]]
+    assert [r[2] for r in rows] == list(ranked.index)
+    assert [r[3] for r in rows] == [fmt_score(v, cfg.scale) for v in ranked["score"]]
+    heads = _heads(page)
+    for c in cfg.categories:
+        want = [fmt_score(v, cfg.scale) for v in s.categories[c.name].loc[ranked.index]]
+        assert [r[heads.index(c.name)] for r in rows] == want
+    # names are text, never markup (a category is called "Speed <b>&amp;</b> <script>x</script>")
+    first = page[page.index(f'id="{ids.FIRST_VIEW}"') : page.index('id="react-entry-point"')]
+    assert "<script>" not in first and "<b>" not in first
+    assert "&lt;script&gt;x&lt;/script&gt;" in first
+    # a link (any query) or another path: the app decides what it shows, no first view
+    for url in ("/?v=Classification", "/?s=x", "/anything"):
+        assert f'id="{ids.FIRST_VIEW}"' not in client.get(url).get_data(as_text=True)
+
+
+@pytest.mark.browser
+def test_the_first_view_is_what_the_grid_then_shows(tmp_path):
+    require_browser()
+    cfg, raw = small_dataset(tmp_path)
+    app = create_app(cfg, raw)
+    values = [0, 0.1, 0.25, 1 / 3, 0.5, 0.5000001, 0.75, 0.999, 1, -0.2, 1.4]
+    with live_server(app) as url, chromium() as browser:
+        # 1. without JavaScript: the ranking is there, in the page itself
+        ctx = browser.new_context(viewport=VIEWPORT, java_script_enabled=False)
+        page = ctx.new_page()
+        page.goto(url)
+        static = page.evaluate(
+            """(sel) => [...document.querySelectorAll(sel + ' tbody tr')].map(tr =>
+                [...tr.querySelectorAll('td')].slice(1, 5).map(td => td.textContent))""",
+            FIRST,
+        )
+        assert page.locator(FIRST).is_visible()
+        ctx.close()
+        # 2. the app kept from removing it: its rows are the grid's first rows, cell for cell
+        ctx = browser.new_context(viewport=VIEWPORT)
+        page = ctx.new_page()
+        page.route("**/firstview.js*", lambda r: r.fulfill(body="", content_type="text/javascript"))
+        page.goto(url)
+        page.wait_for_selector(f"#{ids.GRID} {GRID_READY}", state="attached")
+        grid = page.evaluate(
+            """(grid) => {
+              const rows = [...document.querySelectorAll('#' + grid + ' .ag-center-cols-container'
+                  + ' .ag-row, #' + grid + ' .ag-pinned-left-cols-container .ag-row')];
+              const byIndex = {};
+              for (const r of rows) {
+                const i = +r.getAttribute('row-index');
+                byIndex[i] = byIndex[i] || {};
+                for (const c of r.querySelectorAll('.ag-cell'))
+                  byIndex[i][c.getAttribute('col-id')] = c.textContent.trim();
+              }
+              return Object.keys(byIndex).sort((a, b) => a - b).map(i => byIndex[i]);
+            }""",
+            ids.GRID,
+        )
+        shown = [[r[ids.COL_RANK], r[ids.COL_DELTA], r[ids.COL_MODEL], r["o"]] for r in grid]
+        assert static == shown[: len(static)]
+        # the grid's colours are the first view's (one colour scale, its stops in Python)
+        js = page.evaluate(
+            "(vs) => vs.map(v => window.dashAgGridFunctions.scoreColor(v, false))", values
+        )
+        assert js == [score_colour(v) for v in values]
+        ctx.close()
+        # 3. as a person opens it: once the grid shows its rows, the first view is gone
+        seen = open_dashboard(browser, url)
+        page = seen.page
+        page.wait_for_function(f"() => !document.querySelector('{FIRST}')")
+        assert page.locator(f"#{ids.GRID} {GRID_READY}").first.is_visible()
+        assert not seen.problems, seen.problems
+        seen.page.context.close()

@@ -184,6 +184,7 @@ def create_app(
         sensitivity=sens,
         deltas=rowsync.INFINITE if large else deltas,
     )
+    rows.remember(rowsync.default_key(), table)  # the rows of the page's first state
     rowsync.register(app)
     if large:
         bigrows.register(app, rows, cache)

@@ -131,11 +131,16 @@ class RowSync:
                 self._tables.move_to_end(key)
                 return hit
         table = self.build(changes_key, scores, view, models, rank_shown, table=True)
+        self.remember(key, table)
+        return table
+
+    def remember(self, key: str, table: RowTable) -> None:
+        """Keep ``table`` as the rows of ``key`` (the page's first rows, built for its
+        layout: the grid's first request for them builds nothing)."""
         with self._lock:
             self._tables[key] = table
             while len(self._tables) > TABLES:
                 self._tables.popitem(last=False)
-        return table
 
     def rows_for(self, key: Any) -> RowTable | None:
         """The rows of a row key as columns (None when it is not readable)."""

@@ -135,3 +135,28 @@ def test_the_first_view_is_what_the_grid_then_shows(tmp_path):
         assert page.locator(f"#{ids.GRID} {GRID_READY}").first.is_visible()
         assert not seen.problems, seen.problems
         seen.page.context.close()
+
+
+@pytest.mark.browser
+def test_the_theme_is_set_before_the_first_paint(tmp_path):
+    """theme.js runs in the page's head (inline, once): a reader whose system is dark gets the
+    first view dark, before any of the page's script files arrived."""
+    require_browser()
+    cfg, raw = small_dataset(tmp_path)
+    app = create_app(cfg, raw)
+    page_html = app.server.test_client().get("/").get_data(as_text=True)
+    head = page_html[: page_html.index("</head>")]
+    assert "mpl-theme" in head  # theme.js's storage key: its text is in the head
+    assert "theme.js" not in page_html  # and not loaded a second time after the body
+    with live_server(app) as url, chromium() as browser:
+        ctx = browser.new_context(viewport=VIEWPORT, color_scheme="dark")
+        page = ctx.new_page()
+        page.route("**/*.js*", lambda r: r.abort())  # no script file: only the inline ones
+        page.goto(url)
+        assert page.evaluate("document.documentElement.getAttribute('data-theme')") == "dark"
+        background = page.evaluate(
+            "(sel) => getComputedStyle(document.querySelector(sel + ' td.s')).backgroundImage",
+            FIRST,
+        )
+        assert "gradient" in background  # the dark mix over the light colour (style.css)
+        ctx.close()

@@ -96,6 +96,7 @@ def create_app(
         suppress_callback_exceptions=True,
         update_title=None,
         serve_locally=True,
+        assets_ignore=firstpage.ASSETS_IGNORE,  # in the head instead (firstpage.HEAD_ASSET)
     )
     app.index_string = _with_names(app.index_string)
     cols = column_defs(scores, "")
@@ -125,7 +126,12 @@ def create_app(
         n_models=len(table),
     )
     # a link's sort: see firstpage.py; the first view: firstview.py
-    firstpage.install(app, lazy_when=(Q_SORT,), first_view=first_view)
+    firstpage.install(
+        app,
+        lazy_when=(Q_SORT,),
+        first_view=first_view,
+        head=firstpage.head_script(assets_dir()),
+    )
     app.layout = page.layout(
         title=title,
         summary=summary,

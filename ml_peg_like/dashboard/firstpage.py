@@ -24,6 +24,8 @@ the link's rows by rank.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import flask
 
 #: (namespace, path in the package) of the chunks every first page needs
@@ -58,16 +60,31 @@ def preload_links(prefix: str = "/") -> str:
     )
 
 
-def install(app, lazy_when: tuple[str, ...] = (), first_view: str = "") -> None:
+#: the asset that runs in the page's head, before the body is drawn: the theme (light / dark)
+#: is set before the first paint, so the first view (firstview.py) and the page behind it are
+#: drawn once in the reader's theme, without a light flash (Dash leaves it out of the assets it
+#: adds after the body: ``ASSETS_IGNORE``)
+HEAD_ASSET = "theme.js"
+ASSETS_IGNORE = r"(^|/)theme\.js$"
+
+
+def head_script(assets: Path) -> str:
+    """:data:`HEAD_ASSET` as an inline ``<script>`` (the package's own file; no request)."""
+    text = (assets / HEAD_ASSET).read_text(encoding="utf-8")
+    return "<script>" + text.replace("</", "<\\/") + "</script>"
+
+
+def install(app, lazy_when: tuple[str, ...] = (), first_view: str = "", head: str = "") -> None:
     """Serve ``app``'s page with the eager chunks right after its scripts (before the renderer
     starts: the first render finds them), unless the request's query has one of ``lazy_when``,
     and with the layout and callbacks preloaded (:func:`preload_links`). ``first_view``: HTML
-    put before the app's own element when the address has no query (``firstview.py``)."""
+    put before the app's own element when the address has no query (``firstview.py``);
+    ``head``: HTML added at the end of the head (:func:`head_script`)."""
     prefix = app.config.requests_pathname_prefix
     interpolate = app.interpolate_index
 
     def interpolate_index(**kw):
-        kw["metas"] = kw.get("metas", "") + preload_links(prefix)
+        kw["metas"] = kw.get("metas", "") + preload_links(prefix) + head
         if not any(flask.request.args.get(k) for k in lazy_when):
             kw["scripts"] = kw.get("scripts", "") + eager_scripts(prefix)
         if first_view and not flask.request.query_string and flask.request.path == prefix:

@@ -40,8 +40,6 @@ SCORE_STOPS: tuple[tuple[float, tuple[int, int, int]], ...] = (
     (0.5, (252, 212, 150)),
     (1.0, (160, 214, 165)),
 )
-#: a cell without a score (``scoreStyle`` of the grid's JS, light theme)
-MISSING_COLOUR = "#8c959f"
 #: the grid's selection column (its tick boxes; ``components/compare.py``)
 TICK_WIDTH = 40
 #: AG Grid's width of a column that gives none
@@ -95,9 +93,10 @@ def _cell(col: Mapping[str, Any], row: Mapping[str, Any], scale: float) -> str:
     elif fmt == "fmtScore":
         text = numfmt.fmt_score(value, scale)
         if numfmt.is_missing(value):
-            style = f"color:{MISSING_COLOUR}"
-        else:
-            style = f"background:{score_colour(value)}"
+            klass = _classes(klass, "miss")
+        else:  # the colour of the light theme; the dark one is mixed from it (style.css)
+            klass = _classes(klass, "s")
+            style = f"--c:{score_colour(value)}"
     elif fmt == "fmtCoverage":
         text = fmt_coverage(value)
     elif value is None:

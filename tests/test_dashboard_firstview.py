@@ -72,6 +72,13 @@ def test_the_page_html_holds_the_overview_ranking(tmp_path):
     for c in cfg.categories:
         want = [fmt_score(v, cfg.scale) for v in s.categories[c.name].loc[ranked.index]]
         assert [r[heads.index(c.name)] for r in rows] == want
+    # the page's own layout before its scripts ran: the header, the toolbar's labels and the
+    # sidebar's entries, without a second copy of any id (the app's elements keep theirs)
+    first = page[page.index(f'<div id="{ids.FIRST_VIEW}"') : page.index('id="react-entry-point"')]
+    assert re.findall(r'\sid="([^"]+)"', first) == [ids.FIRST_VIEW]
+    for text in (cfg.title, "Models", "Export", "Overview", "Explore", "Compare"):
+        assert f">{text}<" in first, text
+    assert "Iris" not in first  # a benchmark's entry shows under an open category only
     # names are text, never markup (a category is called "Speed <b>&amp;</b> <script>x</script>")
     first = page[page.index(f'id="{ids.FIRST_VIEW}"') : page.index('id="react-entry-point"')]
     assert "<script>" not in first and "<b>" not in first
@@ -93,7 +100,7 @@ def test_the_first_view_is_what_the_grid_then_shows(tmp_path):
         page = ctx.new_page()
         page.goto(url)
         static = page.evaluate(
-            """(sel) => [...document.querySelectorAll(sel + ' tbody tr')].map(tr =>
+            """(sel) => [...document.querySelectorAll(sel + ' .first-table tbody tr')].map(tr =>
                 [...tr.querySelectorAll('td')].slice(1, 5).map(td => td.textContent))""",
             FIRST,
         )

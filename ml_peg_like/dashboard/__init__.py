@@ -112,29 +112,9 @@ def create_app(
         dominated=sv.dominated if sv else None,
         names=cache.display,
     )
-    summary = page.summary_line(config, scores)
-    first_view = firstview.page_html(
-        title=title,
-        summary=summary,
-        help_text=page.HELP,
-        nav=navigation.sidebar_items(config),
-        categories=[c.name for c in config.categories],
-        meta=navigation.overview_meta(config),
-        cols=cols,
-        rows=firstview.first_rows(table),
-        scale=config.scale,
-        n_models=len(table),
-    )
-    # a link's sort: see firstpage.py; the first view: firstview.py
-    firstpage.install(
-        app,
-        lazy_when=(Q_SORT,),
-        first_view=first_view,
-        head=firstpage.head_script(assets_dir()),
-    )
     app.layout = page.layout(
         title=title,
-        summary=summary,
+        summary=page.summary_line(config, scores),
         stores=[*page.stores(grid.colsig(cols), navigation.tree_store(config)), viewstate.store()],
         toolbar=toolbar.layout(
             scores.models,
@@ -164,6 +144,24 @@ def create_app(
             *([sens_view.layout(cache)] if sens else []),
             *([rob["panel"]] if rob else []),
         ],
+    )
+    first_view = firstview.page_html(  # the page's HTML shows it until the grid is drawn
+        app.layout,
+        grid_id=ids.GRID,
+        sidebar_id=ids.SIDEBAR,
+        nav=navigation.sidebar_items(config),
+        categories=[c.name for c in config.categories],
+        cols=cols,
+        rows=firstview.first_rows(table),
+        scale=config.scale,
+        n_models=len(table),
+    )
+    # a link's sort: see firstpage.py
+    firstpage.install(
+        app,
+        lazy_when=(Q_SORT,),
+        first_view=first_view,
+        head=firstpage.head_script(assets_dir()),
     )
     navigation.register(app)
     viewstate.register(app, Q_SORT)

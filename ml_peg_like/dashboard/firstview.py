@@ -2,26 +2,30 @@
 
 Before this, the first page showed "Loading..." until the browser had fetched and run ~3 MB of
 scripts (React, Dash's renderer, AG Grid), asked for the layout and rendered it: ~2 s after the
-HTML arrived, even on an idle machine. The page's HTML now holds the overview as plain HTML --
-the title, the summary, the sidebar's entries and the table's first :data:`FIRST_ROWS` rows
-ranked by the default settings, formatted and coloured as the grid formats and colours them --
-so the ranking can be read as soon as the HTML is parsed, before any script ran (and without
-JavaScript at all).
+HTML arrived, even on an idle machine. The page's HTML now holds the page itself as plain HTML
+(:func:`static_html` of the app's own layout: the header, the toolbar's controls as disabled
+look-alikes, the overview's heading and policy bar, the settings below) with the grid's first
+:data:`FIRST_ROWS` rows ranked by the default settings, formatted and coloured as the grid
+formats and colours them: the ranking can be read as soon as the HTML is parsed, before any
+script ran (and without JavaScript at all), and the page does not move when the app replaces it.
 
 It is shown only where the page would show exactly that: the address holds no query (a link's
 settings, view, filter, sort or digits are applied by the app, which the HTML cannot know
-without scoring). ``assets/firstview.js`` removes it once the grid shows its first rows; until
-then the app renders underneath, laid out but invisible (``style.css``), so the grid measures
-its real size and the swap does not move anything that both show alike.
+without scoring). It is ``inert`` (nothing in it can be clicked or focused) and carries no id
+but its own. ``assets/firstview.js`` removes it once the grid shows its first rows; until then
+the app renders underneath, laid out but invisible (``style.css``), so the grid measures its
+real size.
 
-One rule, one place: the columns are the grid's own (``tables.column_defs``), the rows its own
-(``tables.row_table`` in the grid's default order, ``rowblock.order``), the numbers formatted by
-``numfmt`` (the twin of the grid's JS formatters) and the colour scale's stops are
-:data:`SCORE_STOPS`, which the grid's JS reads too (``window.mplNames.scoreStops``).
+One rule, one place: the page is the app's layout, the columns the grid's own
+(``tables.column_defs``), the rows its own (``tables.row_table`` in the grid's default order,
+``rowblock.order``), the numbers formatted by ``numfmt`` (the twin of the grid's JS formatters)
+and the colour scale's stops are :data:`SCORE_STOPS`, which the grid's JS reads too
+(``window.mplNames.scoreStops``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
@@ -143,48 +147,173 @@ def first_rows(table: RowTable, n: int = FIRST_ROWS) -> list[dict]:
     return table.rows(positions)
 
 
-def page_html(
-    *,
-    title: str,
-    summary: str,
-    help_text: str,
-    nav: Sequence[Sequence[str]],
-    categories: Iterable[str],
-    meta: str,
-    cols: Sequence[Mapping[str, Any]],
-    rows: Iterable[Mapping[str, Any]],
-    scale: float,
-    n_models: int,
-) -> str:
-    """The first view: the page's header, the sidebar's top entries and categories (``nav``:
-    ``navigation.sidebar_items``), the overview's heading (``meta``) and its table.
-    ``n_models``: how many rows the grid will hold (the table says how many it shows)."""
+#: the HTML of a component of these namespaces (``dash.html`` elements, ``dash.dcc`` controls)
+HTML_NS, DCC_NS = "dash_html_components", "dash_core_components"
+#: elements without children
+VOID = {"br", "hr", "img", "input", "wbr", "col", "area", "source"}
+#: ``dash.html`` props written as attributes (besides ``data-*`` and ``aria-*``)
+ATTRS = {
+    "className": "class",
+    "title": "title",
+    "role": "role",
+    "htmlFor": "for",
+    "colSpan": "colspan",
+    "rowSpan": "rowspan",
+    "href": "href",
+    "target": "target",
+    "rel": "rel",
+}
+#: CSS properties React writes without a unit when given a number
+UNITLESS = {
+    "opacity",
+    "zIndex",
+    "flex",
+    "flexGrow",
+    "flexShrink",
+    "fontWeight",
+    "lineHeight",
+    "order",
+}
+
+
+def _css(style: Mapping[str, Any]) -> str:
+    out = []
+    for k, v in style.items():
+        name = re.sub(r"([A-Z])", lambda m: "-" + m.group(1).lower(), str(k))
+        if isinstance(v, int | float) and not isinstance(v, bool) and k not in UNITLESS:
+            v = f"{v}px"
+        out.append(f"{name}:{v}")
+    return ";".join(out)
+
+
+def _attrs(props: Mapping[str, Any]) -> str:
+    out = []
+    for k, v in props.items():
+        name = ATTRS.get(k) or (k if k.startswith(("data-", "aria-")) else None)
+        if name and isinstance(v, str | int | float) and not isinstance(v, bool):
+            out.append(f' {name}="{escape(str(v))}"')
+    if props.get("disabled") is True:
+        out.append(" disabled")
+    style = props.get("style")
+    if isinstance(style, dict) and style:
+        out.append(f' style="{escape(_css(style))}"')
+    return "".join(out)
+
+
+def _options(options: Any) -> list[tuple[str, Any]]:
+    """(label, value) of a dcc control's options (a list of dicts or values, or a dict)."""
+    if isinstance(options, dict):
+        return [(str(v), k) for k, v in options.items()]
+    out = []
+    for o in options if isinstance(options, list) else []:
+        if isinstance(o, dict):
+            out.append((str(o.get("label", o.get("value", ""))), o.get("value")))
+        else:
+            out.append((str(o), o))
+    return out
+
+
+def _control(kind: str, props: Mapping[str, Any]) -> str:
+    """A ``dash.dcc`` control as it looks before its script ran (nothing to click)."""
+    klass = _classes(props.get("className"))
+    value = props.get("value")
+    if kind == "Input":
+        v = "" if value is None else str(value)
+        ph = str(props.get("placeholder") or "")
+        return (
+            f'<input type="text" value="{escape(v)}" placeholder="{escape(ph)}"'
+            f' class="{escape(klass)}" disabled>'
+        )
+    if kind == "Dropdown":
+        picked = value if isinstance(value, list) else ([] if value is None else [value])
+        labels = [lab for lab, v in _options(props.get("options")) if v in picked]
+        text = ", ".join(labels) or str(props.get("placeholder") or "Select...")
+        shown = "first-dd-value" if labels else "first-dd-placeholder"
+        return (
+            f'<div class="first-dd {escape(klass)}"><span class="{shown}">{escape(text)}</span>'
+            "</div>"
+        )
+    if kind in ("RadioItems", "Checklist"):
+        radio = kind == "RadioItems"
+        picked = value if isinstance(value, list) else [value]
+        inline = ' style="display:inline-block"' if props.get("inline") else ""
+        items = "".join(
+            f'<label{inline}><input type="{"radio" if radio else "checkbox"}" disabled'
+            f"{' checked' if v in picked else ''}>{escape(lab)}</label>"
+            for lab, v in _options(props.get("options"))
+        )
+        return f'<div class="{escape(klass)}">{items}</div>'
+    if kind == "Upload":
+        return static_html(props.get("children"))
+    return ""  # stores, the location, graphs, downloads: nothing to see
+
+
+def static_html(node: Any, replace: Mapping[str, str] | None = None) -> str:
+    """A Dash layout as plain HTML, as it looks before its scripts ran: ``dash.html``
+    elements with their classes, styles, titles, ``data-*`` and ``aria-*`` attributes and
+    text; ``dash.dcc`` controls as disabled look-alikes; anything else (the grid, stores,
+    graphs) left out, unless ``replace`` gives the HTML of its id. No ids are written (the
+    app's own elements keep them), and a part hidden by its style is left out."""
+    replace = replace or {}
+    if node is None or isinstance(node, bool):
+        return ""
+    if isinstance(node, str | int | float):
+        return escape(str(node))
+    if isinstance(node, list | tuple):
+        return "".join(static_html(n, replace) for n in node)
+    to_json = getattr(node, "to_plotly_json", None)
+    if to_json is None:
+        return ""
+    data = to_json()
+    props = data.get("props", {})
+    pid = props.get("id")
+    if isinstance(pid, str) and pid in replace:
+        return replace[pid]
+    style = props.get("style")
+    if isinstance(style, dict) and style.get("display") == "none":
+        return ""
+    ns, kind = data.get("namespace"), data.get("type", "")
+    if ns == DCC_NS:
+        return _control(kind, props)
+    if ns != HTML_NS:
+        return ""
+    tag = kind.lower()
+    if tag in VOID:
+        return f"<{tag}{_attrs(props)}>"
+    return f"<{tag}{_attrs(props)}>{static_html(props.get('children'), replace)}</{tag}>"
+
+
+def nav_html(nav: Sequence[Sequence[str]], categories: Iterable[str]) -> str:
+    """The sidebar's top entries and categories as ``navigation.js`` draws them at the start
+    (``nav``: ``navigation.sidebar_items``; a benchmark shows under an open category only)."""
     cats = set(categories)
     items = []
     for path, label, tip in nav:
-        if path and path not in cats and "/" in path:
-            continue  # a benchmark: shown under an open category only
+        if any(path.startswith(c + "/") for c in cats):
+            continue  # a benchmark
         klass = "nav-item " + ("cat" if path in cats else "top") + (" active" if not path else "")
         items.append(f'<div class="{klass}" title="{escape(tip)}">{escape(label)}</div>')
-    shown = min(n_models, FIRST_ROWS)
-    more = (
-        f'<p class="first-more">The first {shown} of {n_models} models; the others follow '
-        "with the interactive table.</p>"
-        if n_models > shown
-        else ""
-    )
-    return (
-        f'<div id="{ids.FIRST_VIEW}" class="app first-view" aria-busy="true">'
-        '<header class="app-header"><div class="title-row">'
-        f'<h1>{escape(title)}</h1><span class="summary">{escape(summary)}</span>'
-        '<div class="head-tools"></div></div>'
-        f'<p class="help">{escape(help_text)}</p></header>'
-        '<div class="toolbar first-toolbar"><span class="first-note">Loading the controls'
-        "\u2026</span></div>"
-        f'<div class="body"><nav class="sidebar">{"".join(items)}</nav>'
-        '<main class="main"><div class="view-head"><div class="crumbs">'
-        '<span class="here">Overview</span></div>'
-        f'<div class="view-info"><span class="meta">{escape(meta)}</span></div></div>'
-        f'<div class="first-grid">{table_html(cols, rows, scale)}</div>{more}'
-        "</main></div></div>"
-    )
+    return "".join(items)
+
+
+def page_html(
+    layout: Any,
+    *,
+    grid_id: str,
+    sidebar_id: str,
+    nav: Sequence[Sequence[str]],
+    categories: Iterable[str],
+    cols: Sequence[Mapping[str, Any]],
+    rows: Sequence[Mapping[str, Any]],
+    scale: float,
+    n_models: int,
+) -> str:
+    """The first view: the page's ``layout`` as plain HTML (:func:`static_html`), its grid
+    (``grid_id``) as the table of ``rows`` (:func:`table_html`) and its sidebar (``sidebar_id``,
+    whose entries its script makes) as :func:`nav_html`. ``n_models``: how many rows the grid
+    will hold (the table's tooltip says how many it shows)."""
+    tip = f"The first {len(rows)} of {n_models} models" if n_models > len(rows) else ""
+    table = f'<div class="first-grid" title="{tip}">{table_html(cols, rows, scale)}</div>'
+    sidebar = f'<nav class="sidebar">{nav_html(nav, categories)}</nav>'
+    body = static_html(layout, {grid_id: table, sidebar_id: sidebar})
+    return f'<div id="{ids.FIRST_VIEW}" class="first-view" inert aria-busy="true">{body}</div>'

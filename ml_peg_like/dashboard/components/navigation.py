@@ -40,11 +40,6 @@ def sidebar(cfg: Config) -> html.Nav:
     return html.Nav(className="sidebar", id=ids.SIDEBAR, **attr)
 
 
-def overview_meta(cfg: Config) -> str:
-    """The overview's line under its breadcrumb (the page's first view shows it too)."""
-    return f"Overview · {len(cfg.categories)} categories"
-
-
 def breadcrumb(cfg: Config, view: str) -> list:
     """Overview › Category › Benchmark, each a button, plus the node's description."""
     items: list[Any] = [
@@ -78,7 +73,7 @@ def breadcrumb(cfg: Config, view: str) -> list:
         what = "benchmarks" if isinstance(node, Category) else "metrics"
         meta = f"{kind} · weight {node.weight:g} · {n_children} {what}"
     else:
-        meta = overview_meta(cfg)
+        meta = f"Overview · {len(cfg.categories)} categories"
     return [
         html.Div(items, className="crumbs"),
         html.Div(

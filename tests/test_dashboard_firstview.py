@@ -167,3 +167,36 @@ def test_the_theme_is_set_before_the_first_paint(tmp_path):
         )
         assert "gradient" in background  # the dark mix over the light colour (style.css)
         ctx.close()
+
+
+def test_static_html_writes_only_what_is_safe():
+    """The renderer's rules on a hand-made layout: text and attributes escaped, no ids, no
+    script links, hidden parts and unknown components left out, dcc controls disabled."""
+    from dash import dcc, html
+
+    from ml_peg_like.dashboard.firstview import static_html
+
+    layout = html.Div(
+        [
+            html.Span('a "b" <i>', id="x", className="c", title="<t>", **{"data-k": "v"}),
+            html.A("bad", href="javascript:alert(1)"),
+            html.A("ok", href="#robustness"),
+            html.Div("hidden", style={"display": "none"}),
+            html.Div(style={"marginTop": 4, "opacity": 0.5}),
+            dcc.Store(id="s", data={"secret": 1}),
+            dcc.Input(id="i", value='1"2', placeholder="p"),
+            dcc.RadioItems(id="r", options=["u", "v"], value="v", inline=True),
+            dcc.Dropdown(id="d", options=[{"label": "L<", "value": 1}], value=1),
+            html.Button("go", disabled=True),
+        ]
+    )
+    out = static_html(layout)
+    assert ' id="' not in out and "secret" not in out and "hidden" not in out
+    assert '<span class="c" title="&lt;t&gt;" data-k="v">a &quot;b&quot; &lt;i&gt;</span>' in out
+    assert "<a>bad</a>" in out and '<a href="#robustness">ok</a>' in out
+    assert 'style="margin-top:4px;opacity:0.5"' in out
+    assert '<input type="text" value="1&quot;2" placeholder="p" class="" disabled>' in out
+    assert '<input type="radio" disabled checked>v</label>' in out
+    assert '<input type="radio" disabled>u</label>' in out
+    assert '<span class="first-dd-value">L&lt;</span>' in out
+    assert "<button disabled>go</button>" in out

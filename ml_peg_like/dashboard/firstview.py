@@ -163,6 +163,8 @@ ATTRS = {
     "target": "target",
     "rel": "rel",
 }
+#: the links written (an anchor in the page, a path, the web)
+SAFE_HREF = re.compile(r"^(#|/(?!/)|https?://)", re.IGNORECASE)
 #: CSS properties React writes without a unit when given a number
 UNITLESS = {
     "opacity",
@@ -190,6 +192,8 @@ def _attrs(props: Mapping[str, Any]) -> str:
     out = []
     for k, v in props.items():
         name = ATTRS.get(k) or (k if k.startswith(("data-", "aria-")) else None)
+        if name == "href" and not SAFE_HREF.match(str(v)):
+            continue  # a link goes to the page, a path or the web, never runs a script
         if name and isinstance(v, str | int | float) and not isinstance(v, bool):
             out.append(f' {name}="{escape(str(v))}"')
     if props.get("disabled") is True:

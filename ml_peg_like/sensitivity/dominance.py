@@ -22,7 +22,9 @@ import numpy as np
 from ..scoring import TIE_DECIMALS, Scores
 
 PAIR_BLOCK = 4_000_000  # pair x metric comparisons per block
-DENSE_METRICS = 8  # metrics compared on the full model x model grid first
+DENSE_METRICS = 8  # metrics compared on a large group's model x model grid first
+SMALL_GROUP = 64  # groups up to this many models: their pairs listed (see _at_least)
+ROW_BLOCK = 512  # rows of a large group's grid compared at a time (~5 MB at 10,000 models)
 MEMO_COLUMNS = 4  # DominanceMemo: "every metric but one" pair sets kept
 
 
@@ -53,24 +55,67 @@ def _groups(missing: np.ndarray) -> np.ndarray:
     return np.unique(packed, axis=0, return_inverse=True)[1].ravel()
 
 
-def _at_least(filled: np.ndarray, group: np.ndarray):
-    """(ii, jj): the pairs of one group (i != j) with ``j`` at least as good as ``i`` on every
-    column, ``jj`` ascending per ``ii``. The first columns are compared on the full model x model
-    grid, the rest on the surviving pairs a block at a time: most pairs fail within the first
-    few columns, so the cost is about n^2, not n^2 x columns."""
-    n, k = filled.shape
-    pair = (group[:, None] == group[None, :]) & ~np.eye(n, dtype=bool)
-    start = min(k, DENSE_METRICS)
-    for c in range(start):
-        f = filled[:, c]
-        pair &= f[None, :] >= f[:, None]
-    ii, jj = np.nonzero(pair)
+def _group_pairs(group: np.ndarray):
+    """The models sorted by group: (order, first position of each group, its size)."""
+    order = np.argsort(group, kind="stable")
+    g = group[order]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]]) if len(g) else np.zeros(0, np.intp)
+    return order, starts, np.diff(np.r_[starts, len(g)])
+
+
+def _keep_at_least(filled: np.ndarray, ii: np.ndarray, jj: np.ndarray, start: int):
+    """The pairs with ``jj`` at least as good as ``ii`` on every column from ``start`` on,
+    compared a block of columns at a time (``PAIR_BLOCK`` comparisons per block)."""
+    k = filled.shape[1]
     while start < k and len(ii):
         stop = min(k, start + max(1, PAIR_BLOCK // len(ii)))
         keep = (filled[jj, start:stop] >= filled[ii, start:stop]).all(axis=1)
         ii, jj = ii[keep], jj[keep]
         start = stop
     return ii, jj
+
+
+def _at_least(filled: np.ndarray, group: np.ndarray):
+    """(ii, jj): the pairs of one group (i != j) with ``j`` at least as good as ``i`` on every
+    column, sorted by ``ii`` then ``jj``. Only models of one group can pair, so the pairs of a
+    small group (at most ``SMALL_GROUP`` models; a board with missing values has mostly groups
+    of one) are listed and compared column by column; a large group's models are compared on
+    the first columns on their model x model grid, ``ROW_BLOCK`` rows at a time, then the
+    surviving pairs on the rest: most pairs fail within the first few columns, so the cost is
+    about the sum of the groups' sizes squared, not n^2 x columns."""
+    n, k = filled.shape
+    order, starts, sizes = _group_pairs(group)
+    found_i, found_j = [], []
+    small = (sizes >= 2) & (sizes <= SMALL_GROUP)
+    for m in np.unique(sizes[small]).tolist():
+        firsts = starts[small & (sizes == m)]
+        a, b = np.nonzero(~np.eye(m, dtype=bool))  # every ordered pair of a group of m
+        ii = order[(firsts[:, None] + a[None, :]).ravel()]
+        jj = order[(firsts[:, None] + b[None, :]).ravel()]
+        ii, jj = _keep_at_least(filled, ii, jj, 0)
+        found_i.append(ii)
+        found_j.append(jj)
+    dense = min(k, DENSE_METRICS)
+    big = sizes > SMALL_GROUP
+    for first, m in zip(starts[big].tolist(), sizes[big].tolist(), strict=True):
+        members = np.sort(order[first : first + m])
+        cols = np.ascontiguousarray(filled[members, :dense].T)
+        for r0 in range(0, m, ROW_BLOCK):
+            r1 = min(m, r0 + ROW_BLOCK)
+            pair = np.ones((r1 - r0, m), dtype=bool)
+            for f in cols:
+                pair &= f[None, :] >= f[r0:r1, None]
+            pair[np.arange(r1 - r0), np.arange(r0, r1)] = False
+            bi, bj = np.nonzero(pair)
+            ii, jj = _keep_at_least(filled, members[bi + r0], members[bj], dense)
+            found_i.append(ii)
+            found_j.append(jj)
+    if not found_i:
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty.copy()
+    ii, jj = np.concatenate(found_i), np.concatenate(found_j)
+    by = np.lexsort((jj, ii))
+    return ii[by], jj[by]
 
 
 def _strict(filled: np.ndarray, ii: np.ndarray, jj: np.ndarray) -> np.ndarray:

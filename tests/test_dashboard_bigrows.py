@@ -246,6 +246,17 @@ def test_large_layout_has_no_rows_and_few_model_options(board):
     assert '"rowModelType":"infinite"' in layout.replace(" ", "")
     assert '"rowData"' not in layout
     assert layout.count('"value":"m1') <= bigrows.SEARCH_LIMIT
+    # every model picker of the page offers the models of an empty search, and searches
+    pickers = {ids.MODEL_FILTER, *bigrows.SEARCHED}
+    found = {}
+    for comp in app.layout._traverse():
+        if isinstance(getattr(comp, "id", None), str) and comp.id in pickers:
+            found[comp.id] = comp.options
+    assert set(found) == pickers
+    for options in found.values():
+        assert 0 < len(options) <= bigrows.SEARCH_LIMIT
+    for picker in pickers:
+        assert f"{picker}.options" in app.callback_map
     # a small board keeps every row and option in the page
     cfg, raw = _cfg, _raw
     small = create_app(cfg, raw, robustness=False, large_rows=N_MODELS)

@@ -145,6 +145,8 @@ def create_app(
             *([rob["panel"]] if rob else []),
         ],
     )
+    if large:
+        bigrows.searched_pickers(app.layout, cache)
     first_view = firstview.page_html(  # the page's HTML shows it until the grid is drawn
         app.layout,
         grid_id=ids.GRID,

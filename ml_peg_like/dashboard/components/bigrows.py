@@ -127,10 +127,12 @@ def register(app, rowsync: RowSync, cache) -> None:
             register_search(app, cache, dropdown)
 
 
-#: the other model pickers of the page (Compare's models, the what-if's model): a large table's
-#: page offers them the searched options too (:func:`searched_pickers`); with every model each
-#: carried ~480 KB of the 10,000-model page's layout
-SEARCHED = (ids.COMPARE_MODELS, ids.WHATIF_MODEL)
+#: the other model pickers whose value only a person sets from their options (the what-if's
+#: model): a large table's page offers them the searched options too (:func:`searched_pickers`);
+#: with every model it carried ~480 KB of the 10,000-model page's layout. Not Compare's models:
+#: the grid's ticks set them, and the options of an earlier search arriving after a tick would
+#: make the dropdown drop the ticked model it has no option for (seen in a browser)
+SEARCHED = (ids.WHATIF_MODEL,)
 
 
 def searched_pickers(layout, cache) -> None:

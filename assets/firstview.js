@@ -17,10 +17,24 @@
     return false;
   }
 
+  // a grid with no rows to draw (an empty board): its overlay says so
+  function empty() {
+    return !!document.querySelector("#" + N.grid + " .ag-overlay-no-rows-center");
+  }
+
   var watch = new MutationObserver(function () {
-    if (!drawn()) return;
-    watch.disconnect();
-    first.remove();
+    if (!drawn() && !empty()) return;
+    done();
   });
+
+  function done() {
+    watch.disconnect();
+    if (first.parentNode) first.remove();
+  }
+
   watch.observe(document.body, { childList: true, subtree: true, characterData: true });
+  // whatever happens, the app is not kept hidden once the page has loaded for a while
+  window.addEventListener("load", function () {
+    setTimeout(done, 20000);
+  });
 })();

@@ -90,6 +90,8 @@ def _cell(col: Mapping[str, Any], row: Mapping[str, Any], scale: float) -> str:
     fmt = _formatter(col)
     if field == ids.COL_MODEL:
         text = row.get(ids.COL_NAME) or row.get(ids.COL_MODEL, "")
+        if row.get(ids.ROW_DOMINATED):  # the grid's cellClassRules: a mark after the name
+            klass = _classes(klass, "dominated")
     elif field == ids.COL_DELTA:
         # the first view is the defaults against themselves: no arrows, only the words
         # ("new", "no score") of the grid's fmtDelta

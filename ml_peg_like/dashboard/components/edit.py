@@ -107,7 +107,7 @@ OUTPUTS = dict(
     msg=Output(MSG, "children"),
     crumbs=Output(ids.CRUMBS, "children"),
     curve=Output(ids.CURVE_HOLDER, "children"),
-    figure=Output(ids.FIG, "data"),
+    figure=curve.FIGURE,
     mopts=Output(ids.METRIC_PICK, "options"),
     mval=Output(ids.METRIC_PICK, "value"),
     plot_style=Output(ids.PLOT_WRAP, "style"),
@@ -537,7 +537,7 @@ def register(
                 out["figure"], out["curve_sig"] = curve.update(figure, kw["curve_sig"])
             else:
                 out["curve"] = curve.graph(figure)  # first benchmark view: create it
-                out["curve_sig"] = None  # the fig store does not hold it
+                out["curve_sig"] = None  # the fig holder does not hold it
             if metric != metric0 or view_changed:
                 out["mval"] = metric
         n_changed = sum(len(f) for f in new_changes.values())

@@ -87,8 +87,9 @@ SHOWN_ONLY = (
     ("msg", "shown_msg", (ids.KEY_PATH,)),
 )
 
-#: what the composition may hand in: called with the new changes after every accepted change
-OnChanges = Callable[[Changes], None]
+#: what the composition may hand in: called with the new changes after every accepted change;
+#: returns {element id: text} to show (the tau line), or None
+OnChanges = Callable[[Changes], dict[str, str] | None]
 
 OUTPUTS = dict(
     changes=Output(ids.CHANGES, "data"),
@@ -116,6 +117,7 @@ OUTPUTS = dict(
     reset_label=Output(ids.RESET_ALL, "children"),
     reset_disabled=Output(ids.RESET_ALL, "disabled"),
     upload=Output(ids.UPLOAD, "contents"),
+    early_texts=Output(ids.EARLY_TEXTS, ids.HELD),
     picks=Output(ids.MODEL_FILTER, "value"),
     pick_options=Output(ids.MODEL_FILTER, "options", allow_duplicate=True),  # large tables
     attr_value=Output(ids.attr(ALL), "value"),
@@ -185,7 +187,8 @@ def register(
 ) -> RowSync:
     """The edit callback; returns its ``RowSync`` (a large table's row route shares it).
     ``on_changes(changes)``: called after every accepted change of the settings, inside the
-    same request (e.g. to update another part with ``set_props``).
+    same request; the {element id: text} it returns are written into those elements (outside
+    Dash's outputs: ``ids.EARLY_TEXTS``, applied in the request_post hook; the tau line).
     ``sensitivity``: the boxes' stability intervals, dominance marks, curve bands and the
     what-if buttons (components/sensitivity.py) go in the same response.
     ``deltas``: send the grid only the cells that changed ("auto": when the table is large;
@@ -466,7 +469,7 @@ def register(
         if new_changes != changes:
             out["changes"] = new_changes
             if on_changes is not None:
-                on_changes(new_changes)
+                out["early_texts"] = on_changes(new_changes) or no_update
         if view_changed or metric != metric0:
             out["view"] = {ids.VIEW_PATH: page or v, ids.VIEW_METRIC: metric}
         query = make_query(

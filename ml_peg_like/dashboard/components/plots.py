@@ -50,9 +50,9 @@ def holder(id_: str) -> html.Div:
     """What an edit writes for the browser or the next request, as the ``ids.HELD`` prop of a
     hidden element instead of a ``dcc.Store``'s ``data``: the same callback input / state /
     output (a Dash ``Patch`` applies alike), without what a Store does on each new value -- a
-    deep comparison with its last value (ramda ``equals``: ~17 ms per edit for the curve's and
-    the benchmark figure at ML-PEG scale, issue 15) and a ``modified_timestamp`` echo (one more
-    store notification, which runs every component's selector)."""
+    deep comparison with its last value (ramda ``equals``) and a ``modified_timestamp`` echo:
+    one more store notification per holder written, which runs every component's selector
+    (issue 15: 4 of an ML-PEG edit's 77 notifications)."""
     return html.Div(id=id_, hidden=True, **{ids.HELD: None})
 
 

@@ -99,7 +99,7 @@ HOOK = """() => {
 PHASES = ("call", "wait", "after", "later")
 
 
-def phase_profile(prof: dict, edits: list[dict], top: int = 24) -> None:
+def phase_profile(prof: dict, edits: list[dict], top: int = 24, inclusive: int = 0) -> None:
     """Self time per phase (``PHASES``) of the profiled edits, by script and by function: each
     sample is placed by its time relative to its edit's anchor (``HOOK``)."""
     nodes = {n["id"]: n for n in prof["nodes"]}
@@ -118,6 +118,9 @@ def phase_profile(prof: dict, edits: list[dict], top: int = 24) -> None:
         if ts - firsts[-1] > 100:
             firsts.append(ts)
     per: dict[str, dict] = {ph: {} for ph in PHASES}
+    incl: dict[str, dict] = {ph: {} for ph in PHASES}  # inclusive: a sample counts for its callers
+    parent = {c: n["id"] for n in prof["nodes"] for c in n.get("children", [])}
+    busy: list[list[float]] = []  # per edit, per phase
     n_used = 0
     for k, e in enumerate(edits):
         if k == 0 or k >= len(firsts):
@@ -125,16 +128,32 @@ def phase_profile(prof: dict, edits: list[dict], top: int = 24) -> None:
         n_used += 1
         base = firsts[k] - e["anchor"]  # profile ms = performance.now() + base
         bounds = [e["t0"] - 5, e["call"], e["parsed"], e["done"], e["done"] + 400]
+        busy.append([0.0] * len(PHASES))
         for ts, nid, d in samples:
             pt = ts - base
-            for ph, lo, hi in zip(PHASES, bounds, bounds[1:], strict=False):
+            for i, (ph, lo, hi) in enumerate(zip(PHASES, bounds, bounds[1:], strict=False)):
                 if lo <= pt < hi:
                     f = nodes[nid]["callFrame"]
+                    if f["functionName"] not in ("(idle)", "mplAnchor"):
+                        busy[-1][i] += d
                     script = f["url"].rsplit("/", 1)[-1].split("?")[0].split(".")[0][:24]
                     if script:
                         script += f":{f['lineNumber']}:{f['columnNumber']}"
                     key = (f["functionName"] or "(anon)", script)
                     per[ph][key] = per[ph].get(key, 0.0) + d
+                    seen = set()
+                    up = nid
+                    while up is not None:
+                        uf = nodes[up]["callFrame"]
+                        name = uf["functionName"] or "(anon)"
+                        where = uf["url"].rsplit("/", 1)[-1].split("?")[0].split(".")[0][:20]
+                        k2 = (name, f"{where}:{uf['lineNumber']}" if where else "")
+                        if k2 not in seen:
+                            seen.add(k2)
+                            incl[ph][k2] = incl[ph].get(k2, 0.0) + d
+                        up = parent.get(up)
+    print("  busy ms per edit and phase " + "/".join(PHASES) + ":")
+    print("    " + "; ".join("/".join(f"{x:.0f}" for x in row) for row in busy))
     for ph in PHASES:
         total = sum(v for (fn, _s), v in per[ph].items() if fn not in ("(idle)", "mplAnchor"))
         print(f"  phase {ph}: {total / max(n_used, 1):.1f} ms busy per edit; by script:")
@@ -148,6 +167,10 @@ def phase_profile(prof: dict, edits: list[dict], top: int = 24) -> None:
         print("    by function:")
         for (fn, sc), v in sorted(per[ph].items(), key=lambda kv: -kv[1])[:top]:
             print(f"      {v / max(n_used, 1):6.1f}  {fn}  {sc}")
+        if inclusive:
+            print("    by function, inclusive:")
+            for (fn, sc), v in sorted(incl[ph].items(), key=lambda kv: -kv[1])[:inclusive]:
+                print(f"      {v / max(n_used, 1):6.1f}  {fn}  {sc}")
 
 
 def main(argv=None) -> int:
@@ -161,12 +184,16 @@ def main(argv=None) -> int:
         action="store_true",
         help="a V8 CPU profile of the edits (Dash's unminified bundles: readable names)",
     )
+    p.add_argument(
+        "--minified", action="store_true", help="--profile with Dash's usual (minified) bundles"
+    )
+    p.add_argument("--inclusive", type=int, default=0, help="--profile: N functions inclusive")
     args = p.parse_args(argv)
     data = Path(args.data)
     cfg, raw = load_dataset(data)
     path = influential_metric(cfg)
     metric = cfg.node(path)
-    if args.profile:  # read by Dash's run() (enable_dev_tools) in the spawned server
+    if args.profile and not args.minified:  # read by Dash's run() (enable_dev_tools) in the spawned server
         os.environ["DASH_SERVE_DEV_BUNDLES"] = "true"
     proc, url = spawn(str(Path(args.checkout).resolve()), data, [])
     counts = []
@@ -220,7 +247,7 @@ def main(argv=None) -> int:
                 )
                 dones.append(round(done))
             if cdp:
-                phase_profile(cdp.send("Profiler.stop")["profile"], timed)
+                phase_profile(cdp.send("Profiler.stop")["profile"], timed, inclusive=args.inclusive)
     finally:
         proc.terminate()
         proc.wait(timeout=20)

@@ -193,7 +193,9 @@ def main(argv=None) -> int:
     cfg, raw = load_dataset(data)
     path = influential_metric(cfg)
     metric = cfg.node(path)
-    if args.profile and not args.minified:  # read by Dash's run() (enable_dev_tools) in the spawned server
+    if (
+        args.profile and not args.minified
+    ):  # read by Dash's run() (enable_dev_tools) in the spawned server
         os.environ["DASH_SERVE_DEV_BUNDLES"] = "true"
     proc, url = spawn(str(Path(args.checkout).resolve()), data, [])
     counts = []

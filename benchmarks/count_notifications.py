@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -178,6 +179,7 @@ def main(argv=None) -> int:
     p.add_argument("data")
     p.add_argument("--checkout", default=str(ROOT))
     p.add_argument("--edits", type=int, default=3)
+    p.add_argument("--serve-args", default="", help="more `serve` arguments")
     p.add_argument("--list", action="store_true", help="every action of the last edit")
     p.add_argument(
         "--profile",
@@ -197,7 +199,7 @@ def main(argv=None) -> int:
         args.profile and not args.minified
     ):  # read by Dash's run() (enable_dev_tools) in the spawned server
         os.environ["DASH_SERVE_DEV_BUNDLES"] = "true"
-    proc, url = spawn(str(Path(args.checkout).resolve()), data, [])
+    proc, url = spawn(str(Path(args.checkout).resolve()), data, shlex.split(args.serve_args))
     counts = []
     dones = []
     timed: list[dict] = []

@@ -19,7 +19,6 @@ from . import plots
 __all__ = [
     "OUTPUTS",
     "STATES",
-    "FIGURE",
     "XSCALES",
     "graph",
     "layout",
@@ -28,11 +27,9 @@ __all__ = [
     "update",
 ]
 
-#: the edit callback's outputs and states of the curve's signature (``update``)
-OUTPUTS = dict(curve_sig=Output(ids.CURVE_SIG, ids.HELD))
+#: the edit callback's outputs of the curve's next figure (the ``fig`` holder) and its signature
+OUTPUTS = dict(figure=Output(ids.FIG, ids.HELD), curve_sig=Output(ids.CURVE_SIG, ids.HELD))
 STATES = dict(curve_sig=State(ids.CURVE_SIG, ids.HELD))
-#: the edit callback's output of the curve's next figure (the ``fig`` holder)
-FIGURE = Output(ids.FIG, ids.HELD)
 
 
 def layout() -> html.Div:

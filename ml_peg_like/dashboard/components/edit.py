@@ -87,8 +87,7 @@ SHOWN_ONLY = (
     ("msg", "shown_msg", (ids.KEY_PATH,)),
 )
 
-#: what the composition may hand in: called with the new changes after every accepted change;
-#: returns {element id: text} to show (the tau line), or None
+#: what the composition may hand in: called with each accepted change; {element id: text} or None
 OnChanges = Callable[[Changes], dict[str, str] | None]
 
 OUTPUTS = dict(
@@ -108,7 +107,6 @@ OUTPUTS = dict(
     msg=Output(MSG, "children"),
     crumbs=Output(ids.CRUMBS, "children"),
     curve=Output(ids.CURVE_HOLDER, "children"),
-    figure=curve.FIGURE,
     mopts=Output(ids.METRIC_PICK, "options"),
     mval=Output(ids.METRIC_PICK, "value"),
     plot_style=Output(ids.PLOT_WRAP, "style"),
@@ -187,8 +185,7 @@ def register(
 ) -> RowSync:
     """The edit callback; returns its ``RowSync`` (a large table's row route shares it).
     ``on_changes(changes)``: called after every accepted change of the settings, inside the
-    same request; the {element id: text} it returns are written into those elements (outside
-    Dash's outputs: ``ids.EARLY_TEXTS``, applied in the request_post hook; the tau line).
+    same request; the {element id: text} it returns are shown (``ids.EARLY_TEXTS``: the tau line).
     ``sensitivity``: the boxes' stability intervals, dominance marks, curve bands and the
     what-if buttons (components/sensitivity.py) go in the same response.
     ``deltas``: send the grid only the cells that changed ("auto": when the table is large;

@@ -314,7 +314,7 @@ def test_benchmark_figure_patched_by_edits_equals_the_figure_built_from_scratch(
             assert f is not None, n
     finally:
         page.remove_listener("response", grab)
-    sent = [json.loads(b)["response"].get("plot-figs", {}).get("data") for b in bodies if b]
+    sent = [json.loads(b)["response"].get(ids.PLOT_FIGS, {}).get(ids.HELD) for b in bodies if b]
     patches = [d for d in sent if isinstance(d, dict) and "__dash_patch_update" in d]
     assert len(patches) >= 2, sent  # the first edit sends the whole figure, the others patch
 

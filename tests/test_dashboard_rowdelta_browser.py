@@ -12,7 +12,7 @@ import pytest
 from browser_utils import chromium, live_server, open_dashboard, require_browser, small_dataset
 
 from ml_peg_like import score
-from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard import create_app, ids
 from ml_peg_like.dashboard.components.edit import first_metric
 from ml_peg_like.dashboard.figures import curve_figure
 from ml_peg_like.dashboard.state import make_query
@@ -188,7 +188,7 @@ def test_edits_send_deltas_and_the_grid_equals_a_full_recompute(env):
         }
         assert_curve_is(page, env, changes, IRIS)
         edit_bodies = [json.loads(b) for b in env["bodies"][n:]]
-        figs = [b["response"]["fig"]["data"] for b in edit_bodies if "fig" in b["response"]]
+        figs = [b["response"][ids.FIG][ids.HELD] for b in edit_bodies if ids.FIG in b["response"]]
         if path.endswith("F1"):  # another metric's weight: the curve shown does not change
             assert not figs
         elif field != "good" or value != 0.95:  # after the first edit: what changed of it

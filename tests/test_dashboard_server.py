@@ -26,7 +26,8 @@ import pytest
 from browser_utils import small_dataset
 
 from ml_peg_like import score
-from ml_peg_like.dashboard import MAX_REQUEST_BYTES, create_app
+from ml_peg_like.dashboard import MAX_REQUEST_BYTES, create_app, ids
+from ml_peg_like.dashboard.components import robustness_callbacks as rcb
 from ml_peg_like.dashboard.tables import fmt_score
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -258,6 +259,19 @@ def test_a_well_formed_edit_is_answered_with_the_engine_scores(served, logs):
         m: fmt_score(v) for m, v in want.overall["score"].items()
     }
     assert not [x for x in logs if x.levelno >= logging.WARNING]
+
+
+def test_an_edit_sends_the_tau_line_as_an_early_text(served):
+    """The robustness tau line of the edited state rides in the answer's early-texts holder,
+    which the page's request_post hook writes into the line (assets/earlytexts.js), not as a
+    server-side set_props (a separate store update and re-indexing of the page)."""
+    cfg, _raw, app = served
+    client = app.server.test_client()
+    body = post(client, edit_payload(client, cfg, weights={"Regression": "3"})).get_json()
+    tau = rcb.tau_line_text(app.score_cache, {"Regression": {"weight": 3.0}})
+    assert tau is not None
+    assert body["response"][ids.EARLY_TEXTS] == {ids.HELD: {ids.ROB_TAU: tau}}
+    assert "sideUpdate" not in body
 
 
 BIG = "x" * (10 * 1024 * 1024)

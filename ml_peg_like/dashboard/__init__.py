@@ -180,8 +180,7 @@ def create_app(
 
         def on_changes(changes):  # the tau line, in the edit callback's own response
             tau = robustness_callbacks.tau_line_text(cache, changes)
-            if tau is not None:
-                dash.set_props(ids.ROB_TAU, {"children": tau})
+            return None if tau is None else {ids.ROB_TAU: tau}
 
     rows = edit.register(
         app,

@@ -110,8 +110,8 @@ COMPARE_TABLE = "compare-table"
 COMPARE_TABLE_HOLDER = "compare-table-holder"
 BENCH_FIG_HOLDER = "bench-fig-holder"
 BENCH_FIG = "bench-fig"
-PLOT_FIGS = "plot-figs"  # store: {plot name: figure} of the plots that exist (components/plots.py)
-PLOT_SIG = "plot-sig"  # store: {plot name: signature} of what plot-figs holds (edits patch it)
+PLOT_FIGS = "plot-figs"  # holder: {plot name: figure} of the plots that exist (components/plots.py)
+PLOT_SIG = "plot-sig"  # holder: {plot name: signature} of what plot-figs holds (edits patch it)
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
 EXPORTS = ("csv", "xlsx", "latex", "yaml")
@@ -136,10 +136,13 @@ COLSIG = "colsig"  # a signature of the grid's column definitions
 WANT = "want"  # a navigation request written in the browser
 HDR = "hdr"  # a click on a column header's name
 TREE = "tree"  # what the browser's navigation needs (see components/navigation.tree_store)
-FIG = "fig"  # the curve's next figure
-CURVE_SIG = "curve-sig"  # what the fig store holds (components/curve.py: edits patch it)
+FIG = "fig"  # holder: the curve's next figure
+CURVE_SIG = "curve-sig"  # holder: what FIG holds (components/curve.py: edits patch it)
 ROWKEY = "rowkey"  # the key of the state the grid's rows show (rowdelta.row_key)
 ROWDELTA = "rowdelta"  # the next row delta the browser merges into the grid
+#: holder: {element id: text} an edit writes into elements outside its outputs (the tau line),
+#: applied by the request_post hook (``assets/earlytexts.js``)
+EARLY_TEXTS = "early-texts"
 BIG_SRC = "bigsrc"  # a large table's row source (components/bigrows.py): {"url": ...}
 BIG_BLOCK = "bigblock"  # a large table's first block of rows, with the edit's new row key
 ROWS_ROUTE = "_mpl/rows"  # the route a large table's grid fetches its shown rows from
@@ -242,6 +245,9 @@ CLASS_PLOT_DL = "plot-dl"
 CLASS_INTERVAL = "sens-iv"  # the holder of a box's interval text
 ATTR_BOX = "data-box"  # on an interval holder: its box's name (``box_name``)
 ATTR_FIG = "data-fig"  # on EXPLORE_NEXT: the scatter's update (JSON)
+#: the prop of a "holder" (``plots.holder``: a hidden element, not a dcc.Store) that holds what
+#: an edit writes for the browser (a figure) or for the next request (a signature)
+HELD = "data-held"
 #: the sidebar (one component: navigation.sidebar): its entries (JSON), the view it highlights
 #: (written by the clientside callback), and each of its buttons' view path
 ATTR_NAV_ITEMS = "data-items"
@@ -297,6 +303,8 @@ def js_names(
         "uploadTooBig": upload_too_big,
         "grid": GRID,
         "rowDelta": ROWDELTA,
+        "earlyTexts": EARLY_TEXTS,
+        "held": HELD,
         "hdr": HDR,
         "hdrCol": HDR_COL,
         "want": WANT,

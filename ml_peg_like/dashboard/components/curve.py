@@ -1,8 +1,9 @@
 """The normalisation curve of the selected metric (figure from ``figures.py``). The graph is
 created on the first benchmark view (plotly.js stays out of the first render); later figures go
-through the ``fig`` store and are drawn in the browser after the table (``register``). An edit
-sends the store only what changed of the figure (``update``: nothing, a Dash ``Patch`` or the
-whole figure), told by the hashes the ``curve-sig`` store holds beside it."""
+through the ``fig`` holder (``plots.holder``) and are drawn in the browser after the table
+(``register``). An edit sends the holder only what changed of the figure (``update``: nothing, a
+Dash ``Patch`` or the whole figure), told by the hashes the ``curve-sig`` holder holds beside
+it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html, no_up
 from ...config import Benchmark, Config
 from .. import figpatch, ids
 from ..curve_axis import XSCALES
+from . import plots
 
 __all__ = [
     "OUTPUTS",
@@ -25,9 +27,9 @@ __all__ = [
     "update",
 ]
 
-#: the edit callback's outputs and states of the curve's signature (``update``)
-OUTPUTS = dict(curve_sig=Output(ids.CURVE_SIG, "data"))
-STATES = dict(curve_sig=State(ids.CURVE_SIG, "data"))
+#: the edit callback's outputs of the curve's next figure (the ``fig`` holder) and its signature
+OUTPUTS = dict(figure=Output(ids.FIG, ids.HELD), curve_sig=Output(ids.CURVE_SIG, ids.HELD))
+STATES = dict(curve_sig=State(ids.CURVE_SIG, ids.HELD))
 
 
 def layout() -> html.Div:
@@ -66,7 +68,8 @@ def layout() -> html.Div:
                 className="panel-head",
             ),
             html.Div(id=ids.CURVE_HOLDER, className="curve-holder"),
-            dcc.Store(id=ids.CURVE_SIG, data=None),
+            plots.holder(ids.FIG),
+            plots.holder(ids.CURVE_SIG),
             html.Div(id=ids.BENCH_FIG_HOLDER, className="bench-fig-holder"),
         ],
         id=ids.PLOT_WRAP,
@@ -99,11 +102,11 @@ def graph(figure: dict) -> html.Div:
 
 
 def register(app) -> None:
-    """The figure in the ``fig`` store is drawn after the browser has painted the table."""
+    """The figure in the ``fig`` holder is drawn after the browser has painted the table."""
     app.clientside_callback(
         ClientsideFunction("mpl", "drawCurve"),
         Output(ids.curve_graph(ALL), "figure"),
-        Input(ids.FIG, "data"),
+        Input(ids.FIG, ids.HELD),
         prevent_initial_call=True,
     )
 
@@ -142,7 +145,7 @@ def signature(figure: dict) -> str:
 
 
 def update(figure: dict, held: Any) -> tuple[Any, str]:
-    """(the ``fig`` store's output, the new signature) for ``figure`` when the store holds the
+    """(the ``fig`` holder's output, the new signature) for ``figure`` when the holder holds the
     figure of signature ``held``: nothing when they are the same, a Dash ``Patch`` of the parts
     that differ when only changing parts differ (the same metric, axis type, points and hover
     text), else the whole figure (``figpatch.update``)."""

@@ -87,8 +87,8 @@ SHOWN_ONLY = (
     ("msg", "shown_msg", (ids.KEY_PATH,)),
 )
 
-#: what the composition may hand in: called with the new changes after every accepted change
-OnChanges = Callable[[Changes], None]
+#: what the composition may hand in: called with each accepted change; {element id: text} or None
+OnChanges = Callable[[Changes], dict[str, str] | None]
 
 OUTPUTS = dict(
     changes=Output(ids.CHANGES, "data"),
@@ -107,7 +107,6 @@ OUTPUTS = dict(
     msg=Output(MSG, "children"),
     crumbs=Output(ids.CRUMBS, "children"),
     curve=Output(ids.CURVE_HOLDER, "children"),
-    figure=Output(ids.FIG, "data"),
     mopts=Output(ids.METRIC_PICK, "options"),
     mval=Output(ids.METRIC_PICK, "value"),
     plot_style=Output(ids.PLOT_WRAP, "style"),
@@ -116,6 +115,7 @@ OUTPUTS = dict(
     reset_label=Output(ids.RESET_ALL, "children"),
     reset_disabled=Output(ids.RESET_ALL, "disabled"),
     upload=Output(ids.UPLOAD, "contents"),
+    early_texts=Output(ids.EARLY_TEXTS, ids.HELD),
     picks=Output(ids.MODEL_FILTER, "value"),
     pick_options=Output(ids.MODEL_FILTER, "options", allow_duplicate=True),  # large tables
     attr_value=Output(ids.attr(ALL), "value"),
@@ -185,7 +185,7 @@ def register(
 ) -> RowSync:
     """The edit callback; returns its ``RowSync`` (a large table's row route shares it).
     ``on_changes(changes)``: called after every accepted change of the settings, inside the
-    same request (e.g. to update another part with ``set_props``).
+    same request; the {element id: text} it returns are shown (``ids.EARLY_TEXTS``: the tau line).
     ``sensitivity``: the boxes' stability intervals, dominance marks, curve bands and the
     what-if buttons (components/sensitivity.py) go in the same response.
     ``deltas``: send the grid only the cells that changed ("auto": when the table is large;
@@ -466,7 +466,7 @@ def register(
         if new_changes != changes:
             out["changes"] = new_changes
             if on_changes is not None:
-                on_changes(new_changes)
+                out["early_texts"] = on_changes(new_changes) or no_update
         if view_changed or metric != metric0:
             out["view"] = {ids.VIEW_PATH: page or v, ids.VIEW_METRIC: metric}
         query = make_query(
@@ -537,7 +537,7 @@ def register(
                 out["figure"], out["curve_sig"] = curve.update(figure, kw["curve_sig"])
             else:
                 out["curve"] = curve.graph(figure)  # first benchmark view: create it
-                out["curve_sig"] = None  # the fig store does not hold it
+                out["curve_sig"] = None  # the fig holder does not hold it
             if metric != metric0 or view_changed:
                 out["mval"] = metric
         n_changed = sum(len(f) for f in new_changes.values())

@@ -45,7 +45,6 @@ def stores(colsig: str, tree: dict[str, Any]) -> list:
         dcc.Store(id=ids.WANT, data=None),
         dcc.Store(id=ids.HDR, data=None),
         dcc.Store(id=ids.TREE, data=tree),
-        dcc.Store(id=ids.FIG, data=None),
     ]
 
 

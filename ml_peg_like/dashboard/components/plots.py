@@ -3,11 +3,11 @@ the theme (light and dark Plotly layouts), the graph's config (PNG/SVG download 
 own modebar), the models' display names, and how a plot follows an edit.
 
 A plot's graph is created once (when its view opens); later edits send only its figure, in the
-``plot-figs`` store ({name: figure}), which ``assets/plots.js`` applies (``Plotly.react``, the
+``plot-figs`` holder ({name: figure}, ``holder``), which ``assets/plots.js`` applies (``Plotly.react``, the
 same ``uirevision`` keeps zoom) after the browser has painted the updated table (the curve's
 pattern: the table is what an edit is for). A figure given its changing parts (the benchmark
 figure's) is sent as the curve's is (``figpatch``): nothing when it did not change, a Dash
-``Patch`` of the store's entry when only those parts did, told by the ``plot-sig`` store."""
+``Patch`` of the holder's entry when only those parts did, told by the ``plot-sig`` holder."""
 
 from __future__ import annotations
 
@@ -33,10 +33,10 @@ NAME_COLUMN = "display_name"
 EXPLORE, COMPARE, BENCH = "explore", "compare", "benchmark"
 #: the edit callback's state: the names of the plots that exist in the page
 EXISTING = State(ids.plot_graph(ALL), "id")
-FIGS = Output(ids.PLOT_FIGS, "data")
-#: the signatures of the figures the ``plot-figs`` store holds (``figpatch``; edits patch them)
-SIG = Output(ids.PLOT_SIG, "data")
-HELD = State(ids.PLOT_SIG, "data")
+FIGS = Output(ids.PLOT_FIGS, ids.HELD)
+#: the signatures of the figures the ``plot-figs`` holder holds (``figpatch``; edits patch them)
+SIG = Output(ids.PLOT_SIG, ids.HELD)
+HELD = State(ids.PLOT_SIG, ids.HELD)
 
 
 def existing(graph_ids) -> set[str]:
@@ -46,8 +46,18 @@ def existing(graph_ids) -> set[str]:
     return {g.get(ids.KEY_INDEX) for g in graph_ids if isinstance(g, dict)} - {None}
 
 
+def holder(id_: str) -> html.Div:
+    """What an edit writes for the browser or the next request, as the ``ids.HELD`` prop of a
+    hidden element instead of a ``dcc.Store``'s ``data``: the same callback input / state /
+    output (a Dash ``Patch`` applies alike), without what a Store does on each new value -- a
+    deep comparison with its last value (ramda ``equals``) and a ``modified_timestamp`` echo:
+    one more store notification per holder written, which runs every component's selector
+    (issue 15: 4 of an ML-PEG edit's 77 notifications)."""
+    return html.Div(id=id_, hidden=True, **{ids.HELD: None})
+
+
 def stores() -> list:
-    return [dcc.Store(id=ids.PLOT_FIGS, data=None), dcc.Store(id=ids.PLOT_SIG, data=None)]
+    return [holder(ids.PLOT_FIGS), holder(ids.PLOT_SIG)]
 
 
 def esc(s: Any) -> str:
@@ -170,6 +180,6 @@ def register(app) -> None:
     app.clientside_callback(
         ClientsideFunction("mplPlots", "draw"),
         Output(ids.plot_graph(ALL), "figure"),
-        Input(ids.PLOT_FIGS, "data"),
+        Input(ids.PLOT_FIGS, ids.HELD),
         prevent_initial_call=True,
     )

@@ -30,6 +30,7 @@ from ..state import (
     encode_filters,
     filtered_models,
 )
+from .plots import holder
 
 #: rows of (changes key, scores, view, models or None, rank among the shown) -- the grid's one
 #: row builder (``tables.row_data`` with the edit callback's arguments); ``deltas=INFINITE``
@@ -51,6 +52,7 @@ def stores(key: str) -> list:
         dcc.Store(id=ids.ROWKEY, data=key),
         dcc.Store(id=ids.ROWDELTA, data=None),
         dcc.Store(id=ids.BIG_BLOCK, data=None),  # INFINITE: the new key's first block
+        holder(ids.EARLY_TEXTS),  # the edit's texts outside its outputs (EARLY_HOOK)
     ]
 
 
@@ -61,7 +63,7 @@ def default_key() -> str:
 #: Dash's renderer hook: each function in ``window.mplEarly`` sees a response as soon as it is
 #: parsed and may apply an output itself and take it out of the response (no store update, no
 #: render, no clientside callback hop): the row delta (rowdelta.js), the interval texts
-#: (sensitivity.js)
+#: (sensitivity.js), the texts of ``ids.EARLY_TEXTS`` (earlytexts.js)
 EARLY_HOOK = "request_post: (p, r) => (window.mplEarly || []).forEach((f) => f(p, r))"
 
 

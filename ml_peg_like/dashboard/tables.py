@@ -11,7 +11,10 @@ benchmark), ``"Cat/Bench"`` a benchmark (a column per metric: raw values or norm
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 
 import numpy as np
@@ -425,6 +428,85 @@ def column_defs(
     return cols
 
 
+#: the levels' reason codes kept (``level_reasons``) for the last few NaN patterns
+REASONS_CACHE = 4
+_reasons_kept: OrderedDict[bytes, tuple] = OrderedDict()
+_reasons_lock = threading.Lock()
+
+
+def _reasons_key(scores: Scores) -> bytes:
+    """What the levels' reason codes depend on: which scores are missing at each level, the
+    weights and the groups (an edit of a threshold changes none of them, mostly)."""
+    plan = scores.plan
+    h = hashlib.blake2b(digest_size=20)
+    for a in (scores.metric_scores, scores.bench_scores, scores.cat_scores, scores.overall_scores):
+        miss = np.isnan(a)
+        h.update(repr(miss.shape).encode())
+        h.update(np.packbits(miss, axis=None).tobytes())
+    for a in (plan.w_metric, plan.w_bench, plan.w_cat, plan.metric_starts, plan.bench_starts):
+        arr = np.ascontiguousarray(a)
+        h.update(repr((arr.dtype.str, arr.shape)).encode())
+        h.update(arr.tobytes())
+    return h.digest()
+
+
+def level_reasons(scores: Scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(benchmark, category, overall ``(models, 1)``) reason codes (``agg.reasons``) of every
+    model, kept for the last :data:`REASONS_CACHE` patterns of missing scores and weights
+    (read-only arrays): they follow from which scores are missing, not from their values, so
+    an edit that leaves every missing score missing (a threshold moved) reuses them."""
+    key = _reasons_key(scores)
+    with _reasons_lock:
+        hit = _reasons_kept.get(key)
+        if hit is not None:
+            _reasons_kept.move_to_end(key)
+            return hit
+    plan = scores.plan
+    # a metric's code is never INVALIDATED (agg.metric_reasons), so the benchmarks' codes need
+    # none of them: the metric codes are made for the benchmark view's columns only
+    bcodes = agg.reasons(
+        scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores
+    )
+    ccodes = agg.reasons(
+        scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores, bcodes
+    )
+    ocodes = agg.reasons(
+        scores.cat_scores,
+        plan.w_cat,
+        np.zeros(1, dtype=np.intp),
+        scores.overall_scores[:, None],
+        ccodes,
+    )
+    for a in (bcodes, ccodes, ocodes):
+        a.setflags(write=False)
+    out = (bcodes, ccodes, ocodes)
+    with _reasons_lock:
+        _reasons_kept[key] = out
+        while len(_reasons_kept) > REASONS_CACHE:
+            _reasons_kept.popitem(last=False)
+    return out
+
+
+def _names_of(keys: list[str], names: Mapping[str, str] | None) -> list[str | None]:
+    """The display name of each key where it differs from the key, else None."""
+    shown = [(names or {}).get(k) for k in keys]
+    return [nm if nm and nm != k else None for nm, k in zip(shown, keys, strict=True)]
+
+
+_names_kept: list = []  # [(models, names, column)]: the last one (read, never changed)
+
+
+def _names_column(models, names: Mapping[str, str] | None) -> list[str | None]:
+    """:func:`_names_of` every model, kept for the last ``models`` and ``names`` objects (the
+    app's own, the same for every state; the entry holds them, so their ids stay theirs)."""
+    kept = _names_kept[0] if _names_kept else None
+    if kept is not None and kept[0] is models and kept[1] is names:
+        return kept[2]
+    column = _names_of(list(models), names)
+    _names_kept[:] = [(models, names, column)]
+    return column
+
+
 def row_data(scores: Scores, view: str, **options) -> list[dict]:
     """One dict per model for ``view``: rank, rank change, model, overall, the view's columns,
     and ``_w`` (reason codes of the missing cells); the options are :func:`row_table`'s."""
@@ -455,7 +537,6 @@ def row_table(
     else:
         idx = np.arange(n, dtype=np.intp)
     lay = Layout(cfg)
-    plan = scores.plan
     fields: dict[str, list] = {}
     reasons: dict[str, np.ndarray] = {}
     ranks = scores.ranks[idx]
@@ -475,21 +556,8 @@ def row_table(
         delta = np.zeros(len(idx), dtype=np.int64)
     overall = scores.overall_scores[idx]
     fields[ids.COL_OVERALL] = _round(overall)
-    # a metric's code is never INVALIDATED (agg.metric_reasons), so the benchmarks' codes need
-    # none of them: the metric codes are made for the benchmark view's columns only
-    bcodes = agg.reasons(
-        scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores
-    )
-    ccodes = agg.reasons(
-        scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores, bcodes
-    )
-    reasons[ids.COL_OVERALL] = agg.reasons(
-        scores.cat_scores,
-        plan.w_cat,
-        np.zeros(1, dtype=np.intp),
-        scores.overall_scores[:, None],
-        ccodes,
-    )[idx, 0]
+    bcodes, ccodes, ocodes = level_reasons(scores)
+    reasons[ids.COL_OVERALL] = ocodes[idx, 0]
     node = view_node(cfg, view)
     if node is None:
         if cfg.uses_skip:
@@ -523,13 +591,16 @@ def row_table(
             fields[ids.score_col(j)] = _round(scores.metric_scores[idx, j])
             reasons[ids.score_col(j)] = mr[:, c]
             reasons[ids.raw_col(j)] = mr[:, c]
-    keys_ = [scores.models[i] for i in idx]
-    shown = [(names or {}).get(k) for k in keys_]
+    if models is None:  # every model: the names column is the same for every state
+        keys_, shown = list(scores.models), _names_column(scores.models, names)
+    else:
+        keys_ = [scores.models[i] for i in idx]
+        shown = _names_of(keys_, names)
     return RowTable(
         keys_,
         ranks,
         delta,
-        [nm if nm and nm != k else None for nm, k in zip(shown, keys_, strict=True)],
+        shown,
         fields,
         [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()],
         [scores.veto_reasons[i] for i in idx] if scores.veto_reasons else None,

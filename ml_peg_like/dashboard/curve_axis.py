@@ -81,8 +81,10 @@ def _core(t: np.ndarray) -> tuple[float, float]:
 def choose_axis(points, marks, *, xscale: str = "auto", log_hint: bool = False) -> Axis:
     """The axis for model values ``points`` and threshold positions ``marks`` (see module doc).
     ``xscale``: "auto", "linear" or "log" (log is refused when no value is positive)."""
-    p = np.asarray([v for v in np.asarray(points, float) if math.isfinite(v)], float)
-    m = np.asarray([v for v in np.asarray(marks, float) if math.isfinite(v)], float)
+    p = np.asarray(points, float).ravel()
+    p = p[np.isfinite(p)]
+    m = np.asarray(marks, float).ravel()
+    m = m[np.isfinite(m)]
     allv = np.concatenate([p, m])
     decades = _decades(allv)
     nonpos = int((p <= 0).sum())

@@ -72,7 +72,7 @@ PARTS = [
     ("ml_peg_like.dashboard.figures", "_hover_scores"),
     ("ml_peg_like.dashboard.figures", "point_groups"),
     ("ml_peg_like.dashboard.figures", "group_points"),
-    ("ml_peg_like.dashboard.tables", "level_reasons"),
+    ("ml_peg_like.dashboard.reasoncodes", "level_reasons"),
 ]
 
 

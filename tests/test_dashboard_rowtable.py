@@ -57,13 +57,13 @@ def test_a_block_builds_the_dicts_of_its_rows_only(board, monkeypatch):
 
 
 def test_the_kept_reason_codes_follow_the_missing_scores(board):
-    """``tables.level_reasons`` keeps the levels' codes by which scores are missing: a threshold
+    """``reasoncodes.level_reasons`` keeps the levels' codes by which scores are missing: a threshold
     moved (the same cells missing) gets the codes computed afresh for it, and a state where
     another cell is missing gets its own (never the kept ones)."""
     import numpy as np
 
     from ml_peg_like import aggregation as agg
-    from ml_peg_like.dashboard import tables
+    from ml_peg_like.dashboard import reasoncodes
 
     def fresh(s):
         p = s.plan
@@ -74,7 +74,7 @@ def test_the_kept_reason_codes_follow_the_missing_scores(board):
         return b, c, o
 
     cfg, raw = board
-    tables._reasons_kept.clear()
+    reasoncodes._reasons_kept.clear()
     states = [
         score(raw, cfg),
         score(raw, cfg.apply_changes({f"{IRIS}/Accuracy": {"good": 0.97}})),
@@ -84,9 +84,9 @@ def test_the_kept_reason_codes_follow_the_missing_scores(board):
     values[3, :] = np.nan  # a model without any value: missing at every level
     states.append(score(type(raw)(**{**raw.__dict__, "values": values}), cfg))
     for s in states + states[::-1]:
-        got = tables.level_reasons(s)
+        got = reasoncodes.level_reasons(s)
         for g, w in zip(got, fresh(s), strict=True):
             assert np.array_equal(g, w) and not g.flags.writeable
-    assert tables.level_reasons(states[0]) is tables.level_reasons(states[1])  # kept
-    assert tables.level_reasons(states[3]) is not tables.level_reasons(states[0])
-    assert (tables.level_reasons(states[3])[2][3] != agg.PRESENT).all()
+    assert reasoncodes.level_reasons(states[0]) is reasoncodes.level_reasons(states[1])  # kept
+    assert reasoncodes.level_reasons(states[3]) is not reasoncodes.level_reasons(states[0])
+    assert (reasoncodes.level_reasons(states[3])[2][3] != agg.PRESENT).all()

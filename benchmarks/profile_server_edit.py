@@ -82,7 +82,10 @@ def time_parts(spent: dict[str, float]) -> None:
     import importlib
 
     for modname, attr in PARTS:
-        owner = importlib.import_module(modname)
+        try:
+            owner = importlib.import_module(modname)
+        except ImportError:
+            continue
         name = attr
         if "." in attr:
             cls, name = attr.split(".")

@@ -6,6 +6,11 @@ replayed through Flask's test client with a NEW threshold value each time (so th
 misses, as in the browser), alternating between two ends of the metric's range.
 
     python benchmarks/profile_server_edit.py DATA_DIR [--replays 20] [--sort tottime] [--no-profile]
+        [--parts] [--save FILE | --load FILE]
+
+``--parts``: instead of cProfile (which inflates per-call costs: a loop of many small calls
+looks several times dearer than it is), the wall time of the edit's main parts per replay
+(``PARTS``, each wrapped with a timer; nested parts count in both), medians and minima.
 """
 
 from __future__ import annotations
@@ -48,6 +53,58 @@ def set_box(body: dict, path: str, field: str, value: str) -> dict:
     return body
 
 
+#: the parts ``--parts`` times: (module, attribute), "Class.method" for a method; a part a
+#: checkout does not have is left out (A/B of two checkouts)
+PARTS = [
+    ("ml_peg_like.dashboard.components.edit", "curve_figure"),
+    ("ml_peg_like.dashboard.components.curve", "update"),
+    ("ml_peg_like.dashboard.components.rowsync", "RowSync.output"),
+    ("ml_peg_like.dashboard.components.edit", "row_table"),
+    ("ml_peg_like.dashboard.components.rowsync", "diff_columns"),
+    ("ml_peg_like.dashboard.components.sensitivity", "Sensitivity.view_state"),
+    ("ml_peg_like.sensitivity.api", "leader_intervals"),
+    ("ml_peg_like.sensitivity.api", "families"),
+    ("ml_peg_like.sensitivity.dominance", "DominanceMemo.__call__"),
+    ("ml_peg_like.dashboard.components.explore", "fill"),
+    ("ml_peg_like.dashboard.components.compare", "bench_figure"),
+    ("ml_peg_like.dashboard.components.policy", "fill"),
+    ("ml_peg_like.dashboard.cache", "ScoreCache.scores_for"),
+    ("ml_peg_like.dashboard.figures", "_hover_scores"),
+    ("ml_peg_like.dashboard.figures", "point_groups"),
+    ("ml_peg_like.dashboard.figures", "group_points"),
+    ("ml_peg_like.dashboard.reasoncodes", "level_reasons"),
+]
+
+
+def time_parts(spent: dict[str, float]) -> None:
+    """Wrap each of :data:`PARTS` with a wall-time timer adding its ms to ``spent``."""
+    import functools
+    import importlib
+
+    for modname, attr in PARTS:
+        try:
+            owner = importlib.import_module(modname)
+        except ImportError:
+            continue
+        name = attr
+        if "." in attr:
+            cls, name = attr.split(".")
+            owner = getattr(owner, cls, None)
+        f = getattr(owner, name, None) if owner is not None else None
+        if f is None:
+            continue
+        label = f"{modname.rsplit('.', 1)[-1]}:{attr}"
+
+        def timed(*a, _f=f, _label=label, **k):
+            t = time.perf_counter()
+            try:
+                return _f(*a, **k)
+            finally:
+                spent[_label] = spent.get(_label, 0.0) + (time.perf_counter() - t) * 1000
+
+        setattr(owner, name, functools.wraps(f)(timed))
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("data")
@@ -55,6 +112,7 @@ def main(argv=None) -> int:
     p.add_argument("--sort", default="cumulative")
     p.add_argument("--top", type=int, default=45)
     p.add_argument("--no-profile", action="store_true", help="only time the replays")
+    p.add_argument("--parts", action="store_true", help="wall time per part (no cProfile)")
     p.add_argument("--save", default="", help="write the captured request here")
     p.add_argument("--load", default="", help="replay this saved request (no browser)")
     args = p.parse_args(argv)
@@ -65,6 +123,9 @@ def main(argv=None) -> int:
     from ml_peg_like.dashboard import create_app
 
     print("ml_peg_like from", Path(ml_peg_like.__file__).parent.parent)
+    spent: dict[str, float] = {}
+    if args.parts:
+        time_parts(spent)  # before the app is built: the callbacks close over the wrappers
     cfg, raw = load_dataset(args.data)
     tune_malloc(raw.values.nbytes)  # as ``serve`` does
     app = create_app(cfg, raw)
@@ -114,13 +175,21 @@ def main(argv=None) -> int:
     assert base
     post(10_000)  # warm
     ts = []
+    per_part: dict[str, list[float]] = {}
     for k in range(args.replays):
+        spent.clear()
         t = time.perf_counter()
         post(k)
         ts.append((time.perf_counter() - t) * 1000)
+        for label, ms in spent.items():
+            per_part.setdefault(label, []).append(ms)
     ts.sort()
     print(f"{args.data}: {args.replays} replays, median {ts[len(ts) // 2]:.1f} ms, min {ts[0]:.1f}")
-    if args.no_profile:
+    if args.parts:
+        for label, v in sorted(per_part.items(), key=lambda kv: -sorted(kv[1])[len(kv[1]) // 2]):
+            v.sort()
+            print(f"  {label:44s} median {v[len(v) // 2]:7.1f}  min {v[0]:7.1f} ms")
+    if args.no_profile or args.parts:
         return 0
     prof = cProfile.Profile()
     prof.enable()

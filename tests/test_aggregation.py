@@ -185,3 +185,23 @@ def test_resolve_threshold_never_raises():
     for spec in (ModelRef("b"), ModelRef("zz"), ModelRef(["list"]), ModelRef(None), "median", 3):
         assert math.isnan(resolve_threshold(spec, col, models, m))
     assert math.isnan(resolve_threshold("best", np.array([nan]), models, m))
+
+
+def test_group_count_is_the_sum_of_the_groups_trues():
+    """``group_count`` (counted from the fewer of the True and False entries) equals the sums of
+    the 0/1 entries: hand-made groups (empty ones first, inside and last) and random masks."""
+    mask = np.array([[True, False, True, True, False], [False, False, False, False, True]])
+    starts = np.array([0, 0, 2, 5])  # empty, [0, 1], [2, 3, 4], empty at the end
+    assert agg.group_count(mask, starts).tolist() == [[0, 1, 2, 0], [0, 0, 1, 0]]
+    assert agg.group_count(~mask, starts).tolist() == [[0, 1, 1, 0], [0, 2, 2, 0]]
+    rng = np.random.default_rng(2)
+    for _ in range(300):
+        n, m = int(rng.integers(0, 12)), int(rng.integers(0, 6))
+        starts = np.sort(rng.integers(0, n + 1, int(rng.integers(0, 5))))
+        if starts.size and rng.random() < 0.7:
+            starts[0] = 0
+        mask = rng.random((m, n)) < rng.random()
+        got = agg.group_count(mask, starts, n)
+        want = agg.group_sum(mask.astype(np.int64), starts, n)
+        assert got.dtype == np.int64 and got.shape == want.shape
+        assert np.array_equal(got, want)

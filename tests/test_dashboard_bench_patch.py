@@ -107,3 +107,35 @@ def test_a_new_graph_or_another_store_content_gets_the_whole_figure(data):
     for held in ({plots.COMPARE: "a:b"}, {plots.BENCH: "x:y"}, {plots.BENCH: 7}, "zz", None):
         out, _store, new_sig, answer = edit(fig, store, held)
         assert answer == {plots.BENCH: fig} and new_sig == {plots.BENCH: compare_sig(fig)}
+
+
+def test_the_models_are_in_the_order_of_the_per_model_key(data):
+    """The benchmark figure's models (one sort in numpy) are in the order of the straightforward
+    key: best benchmark score first, missing (NaN, inf) last, ties (0.0 and -0.0 too) in the
+    models' order, a subset of the models as shown."""
+    import dataclasses
+
+    import numpy as np
+
+    cfg, raw = data
+    s = score(raw, cfg)
+    k = s.plan.benchmarks.index("Diabetes")
+    rng = np.random.default_rng(1)
+    n = 60
+    models = tuple(f"m{i}" for i in range(n))
+    for trial in range(20):
+        bs = rng.choice([0.5, 0.25, 0.0, -0.0, np.nan, np.inf, 0.75], size=n)
+        bs[: trial % 7] = rng.random(trial % 7)
+        bench_scores = np.zeros((n, s.bench_scores.shape[1]))
+        bench_scores[:, k] = bs
+        t = dataclasses.replace(
+            s,
+            models=models,
+            bench_scores=bench_scores,
+            metric_scores=np.zeros((n, s.metric_scores.shape[1])),
+        )
+        shown = [m for m in models if rng.random() < 0.8]
+        ix = [models.index(m) for m in shown]
+        ix.sort(key=lambda i: (-bs[i] if np.isfinite(bs[i]) else np.inf, i))
+        fig = compare.bench_figure(t, BENCH, shown, {})
+        assert fig["data"][-1]["x"] == [models[i] for i in ix][: compare.BENCH_MAX_MODELS]

@@ -11,7 +11,7 @@ from browser_utils import small_dataset
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import figures
-from ml_peg_like.dashboard.curve_axis import choose_axis, group_points
+from ml_peg_like.dashboard.curve_axis import choose_axis, group_points, point_groups
 from ml_peg_like.numfmt import fmt_raw
 
 IRIS_ACC = "Classification/Iris/Accuracy"
@@ -124,3 +124,174 @@ def test_the_hover_y_is_the_float_of_the_score_text():
     assert figures._score_y(0.125, 1.0, 2) == 0.13
     assert figures._score_y(0.03125, 1.0, 3) == 0.0313  # 3.125e-2: half even says 0.0312
     assert figures._score_y(0.0625, 1.0, 3) == 0.0625
+
+
+# ------------------------------------------------------------------------------------------------
+# The vectorised points (issue 15, sixth session) against the straightforward per-point rules
+# ------------------------------------------------------------------------------------------------
+
+
+def _awkward_values() -> list[float]:
+    rng = np.random.default_rng(11)
+    ties = [k / 2**p for p in range(1, 9) for k in range(2**p + 1)]
+    near_tens = [np.nextafter(10.0**e, d) for e in range(-8, 4) for d in (0.0, np.inf)]
+    return [
+        *rng.random(2000).tolist(),
+        *np.round(rng.random(1000), 9).tolist(),
+        *np.round(rng.random(500) * 1e-5, 9).tolist(),
+        *(rng.lognormal(0, 6, 500)).tolist(),
+        *ties,
+        *near_tens,
+        *[9.995, 0.9995, 0.09995, 99.95, 0.0012345, 1e-6, 9.9999e-7, 5e-7, 999.5, 1e21],
+        0.0,
+        -0.0,
+        -0.2,
+        -1e-9,
+        float("nan"),
+        float("inf"),
+        float("-inf"),
+        5e-324,
+    ]
+
+
+def test_the_hover_ys_at_once_are_those_of_each_value():
+    """``_score_ys`` (vectorised) is ``_score_y`` of each value: NaN and not plain where that
+    gives None, NaN for a missing value, else the same float."""
+    values = np.asarray(_awkward_values())
+    for scale in (1.0, 100.0, 3.0, 0.001):
+        for digits in (1, 2, 3, 4, 8):
+            ys, plain = figures._score_ys(values, scale, digits)
+            for v, y, p in zip(values.tolist(), ys.tolist(), plain.tolist(), strict=True):
+                want = figures._score_y(v, scale, digits)
+                if want is None:
+                    assert not p and np.isnan(y), (v, scale, digits)
+                elif np.isnan(want):
+                    assert p and np.isnan(y), (v, scale, digits)
+                else:
+                    assert p and y == want and np.copysign(1, y) == 1, (v, y, want, scale, digits)
+
+
+def test_floats_are_rounded_to_12_decimals_as_python_rounds():
+    values = _awkward_values()
+    rng = np.random.default_rng(5)
+    values += (rng.random(500) * 1e3).tolist() + np.round(rng.random(500), 12).tolist()
+    values += [999.9999999999999, 1000.0, -999.5, 0.1 + 0.2, 1 / 3, -0.0]
+    got = figures._floats(values)
+    want = [None if not np.isfinite(v) else round(float(v), 12) for v in values]
+    assert got == want
+    assert [np.copysign(1, g) for g in got if g == 0] == [np.copysign(1, w) for w in want if w == 0]
+
+
+def test_points_near_in_x_but_not_in_y_are_alone():
+    xs = [1.0, 1.0, 1.0, 2.0, 2.0, 3.0]
+    ys = [0.5, 0.5000001, 0.5, 0.1, 0.2, np.nan]
+    firsts, shared = point_groups(xs, ys)
+    assert firsts.tolist() == [0, 1, 3, 4, 5]
+    assert shared == {0: [0, 2]}
+    assert group_points(xs, ys) == by_figures(xs, ys) == [[0, 2], [1], [3], [4], [5]]
+
+
+def _straightforward_points(scores, path, names, digits, xscale="auto"):
+    """The models' trace as the fifth session wrote it, one point and one group at a time
+    (the reference of the vectorised ``curve_figure``)."""
+    import math
+
+    from ml_peg_like.numfmt import clean_digits, fmt_score
+
+    cfg = scores.config
+    j = scores.plan.metric_paths.index(cfg.full_path(path))
+    x = scores.raw_values[:, j]
+    s = scores.metric_scores[:, j]
+    ok = ~np.isnan(x)
+    xs = x[ok]
+    marks = cfg.node(path).norm.curve_marks(figures.resolved_params(scores, j))
+    axis = choose_axis(xs, [m.x for m in marks], xscale=xscale, log_hint=False)
+    scale = cfg.scale
+    keys = [m for m, keep in zip(scores.models, ok, strict=True) if keep]
+    shown_names = [figures._text(names.get(k, k)) for k in keys]
+    s_ok = s[ok]
+    ys = np.where(np.isnan(s_ok), np.nan, s_ok * scale)
+    px_arr, sides = axis.place_all(xs)
+    side_of = sides.tolist()
+    groups = by_figures(px_arr.tolist(), ys.tolist())
+    groups.sort(key=lambda g: g[0])
+    firsts = [g[0] for g in groups]
+    values = s_ok[firsts]
+    uniq, inverse = np.unique(values, return_inverse=True)
+    grid = [v if not math.isfinite(v) else round(v, 9) for v in uniq.tolist()]
+    inv = inverse.reshape(-1).tolist()
+    d = clean_digits(digits)
+    shown = None
+    if d >= 3:
+        uys = [figures._score_y(v, scale, d) for v in grid]
+        if all(y is not None for y in uys):
+            shown = [(uys[k], "") for k in inv]
+    if shown is None:
+        ut = [fmt_score(v, scale, d) for v in grid]
+        shown = [
+            (v * scale, f"<br>score {ut[k]}") for v, k in zip(values.tolist(), inv, strict=True)
+        ]
+    raw_texts = [fmt_raw(v) for v in xs.tolist()]
+    gy, gtext, gsym, gsize, gcol = [], [], [], [], []
+    for group, (y_shown, score_text) in zip(groups, shown, strict=True):
+        side = side_of[group[0]]
+        lines = []
+        for i in group[:12]:
+            beyond = " (beyond the axis)" if side_of[i] else ""
+            lines.append(f"<b>{shown_names[i]}</b>: raw {raw_texts[i]}{beyond}")
+        if len(group) > 12:
+            lines.append(f"… and {len(group) - 12} more")
+        head = f"{len(group)} models<br>" if len(group) > 1 else ""
+        gy.append(y_shown)
+        gtext.append(head + "<br>".join(lines) + score_text)
+        gsym.append(("triangle-right" if side > 0 else "triangle-left") if side else "circle")
+        gsize.append((12 if side else 9) + min(6, 2 * math.log2(len(group))))
+        gcol.append(figures.PINNED if side else "#ffffff")
+    return dict(
+        x=[None if not math.isfinite(v) else round(v, 12) for v in px_arr[firsts].tolist()],
+        y=[None if not math.isfinite(v) else round(float(v), 12) for v in gy],
+        size=[round(v, 2) for v in gsize],
+        color=gcol,
+        symbol=gsym,
+        text=gtext,
+        scored=any(t for _y, t in shown),
+    )
+
+
+def test_the_curve_points_are_those_of_the_straightforward_rules(tmp_path):
+    """Hand-made values: 20 models at one value (a group of more than 12), pairs, values near
+    each other to 9 figures, outliers pinned on both sides, missing values, awkward names;
+    scale 1 and 100, digits 2 (scores in the text), 3 and 8: the vectorised figure's points
+    are those of the per-point rules."""
+    from ml_peg_like.scoring import score_values
+
+    cfg, raw = small_dataset(tmp_path)
+    rng = np.random.default_rng(8)
+    n = 80
+    models = tuple(f"m{i}" for i in range(n))
+    names = {f"m{i}": f"Model <{i}> & co" for i in range(0, n, 3)}
+    col = np.round(rng.uniform(0.4, 1.0, n), 3)
+    col[:20] = 0.8  # a group of 20
+    col[20:24] = [0.75, 0.75, 0.9, 0.9]
+    col[24:27] = [0.61, 0.61 * (1 + 3e-10), 0.61 * (1 + 3e-8)]
+    col[27:31] = [40.0, 55.0, -30.0, -31.0]  # beyond the axis on both sides
+    col[31:34] = np.nan
+    values = np.tile(col[:, None], (1, len(cfg.metric_paths())))
+    values[:, 1] = rng.uniform(0.4, 1.0, n)
+    for scale in (1.0, 100.0):
+        c = dataclasses.replace(cfg, scale=scale) if scale != cfg.scale else cfg
+        sc = score_values(values, models, c)
+        for digits in (2, 3, 8):
+            fig = figures.curve_figure(sc, IRIS_ACC, names=names, digits=digits)
+            pts = fig["data"][-1]
+            want = _straightforward_points(sc, IRIS_ACC, names, digits)
+            assert pts["x"] == want["x"]
+            assert pts["y"] == want["y"]
+            assert pts["text"] == want["text"]
+            assert pts["marker"]["size"] == want["size"]
+            assert pts["marker"]["color"] == want["color"]
+            assert pts["marker"]["symbol"] == want["symbol"]
+            assert ("<br>score %{y" not in pts["hovertemplate"]) == want["scored"]
+            assert any("20 models<br>" in t and "… and 8 more" in t for t in pts["text"])
+            assert "triangle-left" in pts["marker"]["symbol"]
+            assert "triangle-right" in pts["marker"]["symbol"]

@@ -100,3 +100,55 @@ def test_better_on_the_edited_metric_only():
     level = cfg.apply_changes({"C/B2/m": {"good": 0.5}})
     assert memo(score_values(values, ("X", "Y"), level)) == {"X": [], "Y": []}
     assert 1 in memo._except
+
+
+def _wide_board(seed):
+    """Two categories of 13 benchmarks (sums of more than 8 children: numpy's pairwise
+    summation) of 2 metrics each, 30 models, a few values missing."""
+    rng = np.random.default_rng(seed)
+    one = {"metrics": {f"m{m}": {"good": 1.0, "bad": 0.0} for m in range(2)}}
+    cats = {f"c{c}": {"benchmarks": {f"b{c}{b}": one for b in range(13)}} for c in range(2)}
+    cfg = mpl.config_from_dict({"missing": "skip", "categories": cats})
+    values = rng.uniform(0, 1, (30, 52))
+    values[rng.random(values.shape) < 0.03] = np.nan
+    return cfg, [f"M{i}" for i in range(30)], values
+
+
+@pytest.mark.parametrize("seed", [0, 1, "wide"])
+def test_levels_memo_gives_the_levels_computed_afresh(seed):
+    """LevelsMemo (the benchmark level of the last state, its changed categories summed again)
+    gives the sums of the full computation bit for bit, and the same intervals, along a random
+    sequence of threshold, weight and policy edits (missing values, weight 0, several
+    categories changed at once)."""
+    from ml_peg_like.sensitivity import LevelsMemo, leader_intervals_of
+    from ml_peg_like.sensitivity.families import levels_of
+
+    cfg, models, values = _wide_board(7) if seed == "wide" else _board(seed)
+    rng = np.random.default_rng(200 + (seed if seed != "wide" else 7))
+    paths = cfg.metric_paths()
+    memo = LevelsMemo()
+    changes: dict = {}
+    for step in range(30):
+        p = paths[int(rng.integers(len(paths)))]
+        kind = rng.choice(["good", "weight", "two", "same"])
+        if kind == "good":
+            changes[p] = {**changes.get(p, {}), "good": float(rng.uniform(0.6, 1.2))}
+        elif kind == "weight":
+            bench = p.rsplit("/", 1)[0]
+            changes[bench] = {"weight": float(rng.choice([0.0, 0.5, 2.0]))}
+        elif kind == "two":
+            for q in (p, paths[int(rng.integers(len(paths)))]):
+                changes[q] = {**changes.get(q, {}), "bad": float(rng.uniform(-0.3, 0.3))}
+        sc = score_values(values, models, cfg.apply_changes(changes))
+        view = [p, *paths[:3]]
+        got = levels_of(sc, view, memo)
+        want = levels_of(sc, view)
+        for g, w in zip(got, want, strict=True):
+            for a in ("N", "D", "B"):
+                assert np.array_equal(getattr(g, a), getattr(w, a)), (step, a)
+                assert getattr(g, a).tobytes() == getattr(w, a).tobytes()
+        fresh = leader_intervals_of(sc, view)
+        kept = leader_intervals_of(sc, view, memo)
+        assert fresh.keys() == kept.keys()
+        for k, v in fresh.items():
+            assert np.array_equal(v, kept[k], equal_nan=True), (step, k)

@@ -81,8 +81,10 @@ def _core(t: np.ndarray) -> tuple[float, float]:
 def choose_axis(points, marks, *, xscale: str = "auto", log_hint: bool = False) -> Axis:
     """The axis for model values ``points`` and threshold positions ``marks`` (see module doc).
     ``xscale``: "auto", "linear" or "log" (log is refused when no value is positive)."""
-    p = np.asarray([v for v in np.asarray(points, float) if math.isfinite(v)], float)
-    m = np.asarray([v for v in np.asarray(marks, float) if math.isfinite(v)], float)
+    p = np.asarray(points, float).ravel()
+    p = p[np.isfinite(p)]
+    m = np.asarray(marks, float).ravel()
+    m = m[np.isfinite(m)]
     allv = np.concatenate([p, m])
     decades = _decades(allv)
     nonpos = int((p <= 0).sum())
@@ -119,30 +121,53 @@ def choose_axis(points, marks, *, xscale: str = "auto", log_hint: bool = False) 
 
 def group_points(xs, ys, digits: int = 9) -> list[list[int]]:
     """Indices of the points drawn at the same place (x and y equal to ``digits`` significant
-    figures, a missing value equal to another), in order of first appearance.
+    figures, a missing value equal to another), in order of first appearance
+    (:func:`point_groups` as lists)."""
+    firsts, shared = point_groups(xs, ys, digits)
+    return [shared.get(g) or [i] for g, i in enumerate(firsts.tolist())]
 
-    Only the points whose x lies within ``10 ** (2 - digits)`` (relative) of another point's x
-    can share a place (two values equal to ``digits`` figures differ by at most a tenth of
-    that): the others are alone and their figures are never written out (10,000 points: a few
-    ms where writing each out took ~70 ms)."""
-    x = np.asarray(xs, dtype=float)
-    y = np.asarray(ys, dtype=float)
-    n = x.size
-    if y.size != n:
-        raise ValueError("xs and ys differ in length")
-    near = ~np.isfinite(x)  # missing values share the key None
-    order = np.argsort(x, kind="stable")
-    sx = x[order]
+
+def _near(v: np.ndarray, digits: int) -> np.ndarray:
+    """Which values lie within ``10 ** (2 - digits)`` (relative) of another value (a missing
+    value: always, they share the key None)."""
+    n = v.size
+    near = ~np.isfinite(v)
+    order = np.argsort(v, kind="stable")
+    sv = v[order]
     with np.errstate(invalid="ignore"):
-        close = np.abs(np.diff(sx)) <= 10.0 ** (2 - digits) * np.maximum(
-            np.abs(sx[1:]), np.abs(sx[:-1])
+        close = np.abs(np.diff(sv)) <= 10.0 ** (2 - digits) * np.maximum(
+            np.abs(sv[1:]), np.abs(sv[:-1])
         )
     hit = np.zeros(n, dtype=bool)
     hit[:-1] |= close
     hit[1:] |= close
     near[order[hit]] = True
+    return near
+
+
+def point_groups(xs, ys, digits: int = 9) -> tuple[np.ndarray, dict[int, list[int]]]:
+    """The points drawn at the same place (see :func:`group_points`) as (the first index of
+    each group in order of first appearance, ``{group position: its indices}`` of the groups
+    of more than one point).
+
+    Only the points whose x lies within ``10 ** (2 - digits)`` (relative) of another point's x,
+    and whose y of another's y, can share a place (two values equal to ``digits`` figures
+    differ by at most a tenth of that; a value between them in sorted order is as near): the
+    others are alone and their figures are never written out (10,000 points: a few ms where
+    writing each out took ~70 ms)."""
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    n = x.size
+    if y.size != n:
+        raise ValueError("xs and ys differ in length")
+    near = _near(x, digits)
+    if near.any():
+        cand = np.flatnonzero(near)
+        near_y = np.zeros(n, dtype=bool)
+        near_y[cand] = _near(y[cand], digits)
+        near &= near_y
     if not near.any():
-        return [[i] for i in range(n)]
+        return np.arange(n), {}
     groups: dict[tuple, list[int]] = {}
     first: dict[int, list[int]] = {}
     for i in np.flatnonzero(near).tolist():
@@ -151,13 +176,14 @@ def group_points(xs, ys, digits: int = 9) -> list[list[int]]:
         if g is None:
             g = groups[key] = first[i] = []
         g.append(i)
-    out = []
-    for i, shared in enumerate(near.tolist()):
-        if not shared:
-            out.append([i])
-        elif i in first:
-            out.append(first[i])
-    return out
+    # a group's position: its first index's place among the points that start a group
+    starts = np.ones(n, dtype=bool)
+    starts[near] = False
+    starts[list(first)] = True
+    firsts = np.flatnonzero(starts)
+    pos = np.searchsorted(firsts, list(first)).tolist()
+    shared = {p: g for p, g in zip(pos, first.values(), strict=True) if len(g) > 1}
+    return firsts, shared
 
 
 def _sig(v: float, digits: int):

@@ -15,7 +15,7 @@ from ..config import Metric
 from ..normalisers import apply_normaliser
 from ..numfmt import SCORE_DIGITS, clean_digits
 from ..scoring import Scores
-from .curve_axis import choose_axis, group_points
+from .curve_axis import choose_axis, point_groups
 from .tables import DIGITS as TABLE_DIGITS
 from .tables import fmt_raw, fmt_score, resolved_params, unresolved_thresholds
 
@@ -79,7 +79,19 @@ def empty_figure(message: str = "") -> dict:
 
 
 def _floats(a) -> list:
-    return [None if not math.isfinite(v) else round(float(v), 12) for v in np.asarray(a, float)]
+    """Each value rounded to 12 decimals as Python's ``round`` does (NaN, inf: None). A value
+    of magnitude below 1e3 that is already the float nearest a 12-decimal number (its digits
+    over 1e12, an exact integer, divided back give it again) is its own rounding (it lies
+    within half a unit of the 12th decimal of that number): most values are taken as they
+    are, the others rounded one by one."""
+    arr = np.asarray(a, dtype=float).ravel()
+    out = arr.tolist()
+    with np.errstate(all="ignore"):
+        own = (np.abs(arr) < 1e3) & (np.rint(arr * 1e12) / 1e12 == arr)
+    for i in np.flatnonzero(~own).tolist():
+        v = out[i]
+        out[i] = None if not math.isfinite(v) else round(v, 12)
+    return out
 
 
 def _grid(lo: float, hi: float, log: bool, marks: list[float]) -> np.ndarray:
@@ -170,27 +182,73 @@ def _score_y(value: float, scale: float, digits: int) -> float | None:
     return y
 
 
-def _hover_scores(values, scale: float, digits: int) -> list[tuple[float, str]]:
-    """(y, score text for the hover) of each point, from its score (0-1): y is the score the
-    grid shows (the grid's number, ``tables.DIGITS``, to ``digits`` significant digits as
-    :func:`fmt_score` writes it) and the hover formats it with d3's ``.{digits}r`` (the text
-    is then empty). Where that would not give :func:`fmt_score`'s text (fewer than 3 digits:
+#: a value whose scaled digits lie this close to a rounding tie is written by :func:`_score_y`
+#: (the vectorised rounding below is exact elsewhere: its one product errs by < 1e-8 there)
+_TIE_MARGIN = 1e-6
+
+
+def _score_ys(grid: np.ndarray, scale: float, digits: int) -> np.ndarray:
+    """:func:`_score_y` of each value of ``grid`` (``digits`` >= 1) at once, as floats with NaN
+    for a missing value and for one that is not plain (see ``plain`` below): returns
+    ``(y, plain)``. Each value is scaled, its first ``digits`` digits taken by one product
+    with a power of ten (exact to well under ``_TIE_MARGIN`` of a unit at up to 8 digits) and
+    rounded half up; the digits over the same power of ten is the float nearest the decimal
+    the text would hold (IEEE division and product are correctly rounded, the integer and
+    the power are exact). A value near a tie, near a power of ten (the exponent may be off by
+    one) or beyond exact powers is written by :func:`_score_y` itself (few or none)."""
+    g = np.asarray(grid, dtype=float)
+    y = np.full(g.shape, np.nan)
+    plain = np.ones(g.shape, dtype=bool)
+    finite = np.isfinite(g)
+    with np.errstate(all="ignore"):
+        x = g * float(scale)
+        pos = finite & (x > 0)
+        plain[finite & (x < 0)] = False
+        y[finite & (x == 0)] = 0.0
+        xp = x[pos]
+        e = np.floor(np.log10(xp))
+        k = (digits - 1) - e  # the power of ten that brings the first digits before the point
+        ok = np.abs(k) <= 22  # 10 ** |k| exact
+        kk = np.where(ok, k, 0.0)
+        p10 = 10.0 ** np.abs(kk)
+        t = np.where(kk >= 0, xp * p10, xp / p10)
+        fl = np.floor(t)
+        frac = t - fl
+        m = fl + (frac > 0.5)
+        ok &= np.abs(frac - 0.5) > _TIE_MARGIN
+        ok &= (m >= 10.0 ** (digits - 1)) & (m < 10.0**digits)  # the exponent was right
+        yp = np.where(kk >= 0, m / p10, m * p10)
+        ok_plain = (e < digits) & (e >= -6)  # not an integer longer than digits, no exponent
+    out_y = np.where(ok_plain, yp, np.nan)
+    idx = np.flatnonzero(pos)
+    y[idx[ok]] = out_y[ok]
+    plain[idx[ok]] = ok_plain[ok]
+    for i in idx[~ok].tolist():  # the exact rule, one value at a time
+        v = _score_y(float(g[i]), scale, digits)
+        y[i] = math.nan if v is None else v
+        plain[i] = v is not None
+    return y, plain
+
+
+def _hover_scores(values, scale: float, digits: int) -> tuple[np.ndarray, list[str] | None]:
+    """(y, score texts for the hover) of the points, from their scores (0-1): y is the score
+    the grid shows (the grid's number, ``tables.DIGITS``, to ``digits`` significant digits as
+    :func:`fmt_score` writes it) and the hover formats it with d3's ``.{digits}r`` (the texts
+    are then None). Where that would not give :func:`fmt_score`'s text (fewer than 3 digits:
     the point would stray from the curve; a negative score, one below 1e-6 or an integer part
     longer than ``digits``), every point carries its score in its text instead (y unrounded).
     Each distinct score is written once (many points share 0 or 1)."""
     values = np.asarray(values, dtype=float)
     uniq, inverse = np.unique(values, return_inverse=True)
     grid = [v if not math.isfinite(v) else round(v, TABLE_DIGITS) for v in uniq.tolist()]
-    inv = inverse.reshape(-1).tolist()
+    inv = inverse.reshape(-1)
     digits = clean_digits(digits)
     if digits >= 3:  # y of each score without writing its text (the common, plain case)
-        uys = [_score_y(v, scale, digits) for v in grid]
-        if all(y is not None for y in uys):
-            return [(uys[k], "") for k in inv]
+        uys, plain = _score_ys(np.asarray(grid, dtype=float), scale, digits)
+        if plain.all() or not len(plain):
+            return uys[inv], None
     utexts = [fmt_score(v, scale, digits) for v in grid]
-    return [
-        (v * scale, f"<br>score {utexts[k]}") for v, k in zip(values.tolist(), inv, strict=True)
-    ]
+    return values * scale, [f"<br>score {utexts[k]}" for k in inv.tolist()]
 
 
 #: what a curve's points show that follows from their values alone (the raw value texts, the
@@ -271,6 +329,44 @@ def _pinned_marker(side: int) -> str:
     return "triangle-right" if side > 0 else "triangle-left"
 
 
+#: a curve point's marker symbol and fill by its side + 1 (left pinned, on the axis, right)
+_SYMBOLS = np.array([_pinned_marker(-1), "circle", _pinned_marker(1)], dtype=object)
+_FILLS = np.array([PINNED, "#ffffff", PINNED], dtype=object)
+#: the points' own hover lines kept (``_point_lines``): a few metrics' curves
+LINES_CACHE = 8
+_lines: OrderedDict[tuple[bytes, bytes], tuple] = OrderedDict()
+
+
+def _point_lines(models, names: Mapping[str, str] | None, x: np.ndarray, sides) -> list[str]:
+    """The hover line of each model with a value in column ``x`` (``<b>name</b>: raw
+    VALUE``, `` (beyond the axis)`` where pinned at its side), kept for the last
+    :data:`LINES_CACHE` columns by the values' and sides' bytes and the identity of ``models``
+    and ``names`` (the entry holds both: their ids are not reused while it lives; neither is
+    changed in place): an edit of a threshold moves the points up and down, not their lines."""
+    arr = np.ascontiguousarray(x, dtype=float)
+    side = np.ascontiguousarray(sides, dtype=np.int64)
+    key = (arr.tobytes(), side.tobytes())
+    with _raw_lock:
+        hit = _lines.get(key)
+        if hit is not None and hit[0] is models and hit[1] is names:
+            _lines.move_to_end(key)
+            return hit[2]
+    ok = ~np.isnan(arr)
+    shown = names or {}
+    keys = [m for m, keep in zip(models, ok.tolist(), strict=True) if keep]
+    raw = raw_texts_of(arr[ok])
+    out = [
+        f"<b>{_text(shown.get(k, k))}</b>: raw {r}{' (beyond the axis)' if s else ''}"
+        for k, r, s in zip(keys, raw, side.tolist(), strict=True)
+    ]
+    if arr.size <= RAW_TEXT_MAX_VALUES:
+        with _raw_lock:
+            _lines[key] = (models, names, out)
+            while len(_lines) > LINES_CACHE:
+                _lines.popitem(last=False)
+    return out
+
+
 def curve_figure(
     scores: Scores,
     path: str,
@@ -323,13 +419,9 @@ def curve_figure(
         with np.errstate(all="ignore"):
             curve = apply_normaliser(norm, grid[:, None], arr)[:, 0]
     scale = cfg.scale
-    keys = [m for m, keep in zip(scores.models, ok, strict=True) if keep]
-    shown_names = [_text((names or {}).get(k, k)) for k in keys]
     s_ok = s[ok]  # once: a mask per point made the hover O(models^2) (0.24 s at 10,000)
     ys = np.where(np.isnan(s_ok), np.nan, s_ok * scale)
     px_arr, sides = axis.place_all(xs)
-    px = px_arr.tolist()
-    side_of = sides.tolist()
     keep = _line_points(grid, curve, log, lo, hi)
     data = [
         dict(
@@ -345,42 +437,33 @@ def curve_figure(
     # one point per place: its hover lists every model there; pinned points keep their value.
     # The hover text holds what the settings do not change (names, raw values): the score is
     # the point's y (see ``_hover_scores``), so an edit resends y, not the text
-    groups = group_points(px, ys)
+    firsts, shared = point_groups(px_arr, ys)
+    fi = firsts.tolist()
     px_sent = _kept("x", px_arr, _floats)  # the points' x as sent (the same each edit)
-    shown = _hover_scores(s_ok[[g[0] for g in groups]], scale, digits)
-    raw_texts = raw_texts_of(xs)
-    gy, gtext, gsym, gsize, gcol = [], [], [], [], []
-    for group, (y_shown, score_text) in zip(groups, shown, strict=True):
-        first = group[0]
-        side = side_of[first]
-        if len(group) == 1:  # most points: the text without a list
-            beyond = " (beyond the axis)" if side else ""
-            gtext.append(f"<b>{shown_names[first]}</b>: raw {raw_texts[first]}{beyond}{score_text}")
-            gsym.append(_pinned_marker(side) if side else "circle")
-            gsize.append(12.0 if side else 9.0)  # as below: + min(6, 0.0)
-            gcol.append(PINNED if side else "#ffffff")
-            gy.append(y_shown)
-            continue
-        lines = []
-        for i in group[:MAX_HOVER_NAMES]:
-            beyond = " (beyond the axis)" if side_of[i] else ""
-            lines.append(f"<b>{shown_names[i]}</b>: raw {raw_texts[i]}{beyond}")
+    gy, score_texts = _hover_scores(s_ok[firsts], scale, digits)
+    lines = _point_lines(scores.models, names, x, sides)  # a point's own line, kept
+    gtext = [lines[i] for i in fi]
+    gside = sides[firsts]
+    gsym = _SYMBOLS[gside + 1].tolist()
+    gsize = np.where(gside != 0, 12.0, 9.0).tolist()  # as below: + min(6, 0.0)
+    gcol = _FILLS[gside + 1].tolist()
+    for g, group in shared.items():  # models at one place: every name in its hover
+        head = f"{len(group)} models<br>"
+        names_at = [lines[i] for i in group[:MAX_HOVER_NAMES]]
         if len(group) > MAX_HOVER_NAMES:
-            lines.append(f"… and {len(group) - MAX_HOVER_NAMES} more")
-        head = f"{len(group)} models<br>" if len(group) > 1 else ""
-        gy.append(y_shown)
-        gtext.append(head + "<br>".join(lines) + score_text)
-        gsym.append(_pinned_marker(side) if side else "circle")
-        gsize.append((12 if side else 9) + min(6, 2 * math.log2(len(group))))
-        gcol.append(PINNED if side else "#ffffff")
+            names_at.append(f"… and {len(group) - MAX_HOVER_NAMES} more")
+        gtext[g] = head + "<br>".join(names_at)
+        gsize[g] = round((12 if gside[g] else 9) + min(6, 2 * math.log2(len(group))), 2)
+    if score_texts:
+        gtext = [t + st for t, st in zip(gtext, score_texts, strict=True)]
     data.append(
         dict(
-            type=point_trace_type(len(groups)),
-            x=[px_sent[g[0]] for g in groups],
+            type=point_trace_type(len(fi)),
+            x=[px_sent[i] for i in fi],
             y=_floats(gy),
             mode="markers",
             marker=dict(
-                size=[round(v, 2) for v in gsize],
+                size=gsize,
                 color=gcol,
                 symbol=gsym,
                 line=dict(color="#1f2328", width=1.5),
@@ -390,7 +473,7 @@ def curve_figure(
             hoverlabel=dict(align="left"),  # the score's line under the names, not right-aligned
             hovertemplate=(
                 "%{text}<extra></extra>"
-                if any(shown_t for _y, shown_t in shown)
+                if score_texts
                 else f"%{{text}}<br>score %{{y:.{digits}r}}<extra></extra>"
             ),
         )

@@ -121,7 +121,14 @@ class RowTable:
 
     def columns(self) -> dict[str, list]:
         """:meth:`row`'s fields as columns, in its field order: ``{field: every row's value}``,
-        ``rowdelta.ABSENT`` where a row has no such field (``rowdelta.diff_columns``)."""
+        ``rowdelta.ABSENT`` where a row has no such field (``rowdelta.diff_columns``). Made
+        once per table (a kept table is the old side of the next edit's delta); read only."""
+        made = self.__dict__.get("_columns")
+        if made is None:
+            made = self.__dict__["_columns"] = self._make_columns()
+        return made
+
+    def _make_columns(self) -> dict[str, list]:
         n = len(self)
         cols: dict[str, list] = {
             ids.COL_MODEL: list(self.models),

@@ -21,6 +21,7 @@ from ..config import Benchmark, Category, Config, Metric, ModelRef
 from ..numfmt import MISSING_TEXT, fmt_raw, fmt_score  # noqa: F401 (re-exported)
 from ..scoring import Scores, rank_change, rank_desc
 from . import ids
+from .reasoncodes import level_reasons
 from .rowblock import RowTable
 
 DIGITS = 9
@@ -425,6 +426,26 @@ def column_defs(
     return cols
 
 
+def _names_of(keys: list[str], names: Mapping[str, str] | None) -> list[str | None]:
+    """The display name of each key where it differs from the key, else None."""
+    shown = [(names or {}).get(k) for k in keys]
+    return [nm if nm and nm != k else None for nm, k in zip(shown, keys, strict=True)]
+
+
+_names_kept: list = []  # [(models, names, column)]: the last one (read, never changed)
+
+
+def _names_column(models, names: Mapping[str, str] | None) -> list[str | None]:
+    """:func:`_names_of` every model, kept for the last ``models`` and ``names`` objects (the
+    app's own, the same for every state; the entry holds them, so their ids stay theirs)."""
+    kept = _names_kept[0] if _names_kept else None
+    if kept is not None and kept[0] is models and kept[1] is names:
+        return kept[2]
+    column = _names_of(list(models), names)
+    _names_kept[:] = [(models, names, column)]
+    return column
+
+
 def row_data(scores: Scores, view: str, **options) -> list[dict]:
     """One dict per model for ``view``: rank, rank change, model, overall, the view's columns,
     and ``_w`` (reason codes of the missing cells); the options are :func:`row_table`'s."""
@@ -455,7 +476,6 @@ def row_table(
     else:
         idx = np.arange(n, dtype=np.intp)
     lay = Layout(cfg)
-    plan = scores.plan
     fields: dict[str, list] = {}
     reasons: dict[str, np.ndarray] = {}
     ranks = scores.ranks[idx]
@@ -475,21 +495,8 @@ def row_table(
         delta = np.zeros(len(idx), dtype=np.int64)
     overall = scores.overall_scores[idx]
     fields[ids.COL_OVERALL] = _round(overall)
-    # a metric's code is never INVALIDATED (agg.metric_reasons), so the benchmarks' codes need
-    # none of them: the metric codes are made for the benchmark view's columns only
-    bcodes = agg.reasons(
-        scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores
-    )
-    ccodes = agg.reasons(
-        scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores, bcodes
-    )
-    reasons[ids.COL_OVERALL] = agg.reasons(
-        scores.cat_scores,
-        plan.w_cat,
-        np.zeros(1, dtype=np.intp),
-        scores.overall_scores[:, None],
-        ccodes,
-    )[idx, 0]
+    bcodes, ccodes, ocodes = level_reasons(scores)
+    reasons[ids.COL_OVERALL] = ocodes[idx, 0]
     node = view_node(cfg, view)
     if node is None:
         if cfg.uses_skip:
@@ -523,13 +530,16 @@ def row_table(
             fields[ids.score_col(j)] = _round(scores.metric_scores[idx, j])
             reasons[ids.score_col(j)] = mr[:, c]
             reasons[ids.raw_col(j)] = mr[:, c]
-    keys_ = [scores.models[i] for i in idx]
-    shown = [(names or {}).get(k) for k in keys_]
+    if models is None:  # every model: the names column is the same for every state
+        keys_, shown = list(scores.models), _names_column(scores.models, names)
+    else:
+        keys_ = [scores.models[i] for i in idx]
+        shown = _names_of(keys_, names)
     return RowTable(
         keys_,
         ranks,
         delta,
-        [nm if nm and nm != k else None for nm, k in zip(shown, keys_, strict=True)],
+        shown,
         fields,
         [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()],
         [scores.veto_reasons[i] for i in idx] if scores.veto_reasons else None,

@@ -21,9 +21,11 @@ from .api import (
     what_if_of,
 )
 from .dominance import DominanceMemo
+from .families import LevelsMemo
 
 __all__ = [
     "DominanceMemo",
+    "LevelsMemo",
     "dominance",
     "dominance_of",
     "families",

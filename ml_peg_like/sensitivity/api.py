@@ -9,7 +9,7 @@ from ..errors import ConfigError, Problem
 from ..lazy import lazy_module
 from ..scoring import Scores, score_values
 from .dominance import dominance_of
-from .families import WeightFamily, levels_of, param_families
+from .families import LevelsMemo, WeightFamily, levels_of, param_families
 from .walk import global_interval, leader_intervals, nearest_first
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
@@ -19,20 +19,23 @@ def _scores(values, models, cfg: Config, instances=None) -> Scores:
     return score_values(np.asarray(values, dtype=float), tuple(models), cfg, instances)
 
 
-def families(sc: Scores, paths=None) -> list:
+def families(sc: Scores, paths=None, memo: LevelsMemo | None = None) -> list:
     """The weight family and one family per (normaliser, editable numeric field); ``paths``:
     only the values of these key paths (None: every value). The levels' sums are computed once,
-    for the values asked only."""
-    levels = levels_of(sc, paths)
+    for the values asked only (``memo``: the benchmark level from the last state's)."""
+    levels = levels_of(sc, paths, memo)
     return [WeightFamily(sc, paths, levels), *param_families(sc, paths, levels)]
 
 
-def leader_intervals_of(sc: Scores, paths=None) -> dict[tuple[str, str], tuple]:
+def leader_intervals_of(
+    sc: Scores, paths=None, memo: LevelsMemo | None = None
+) -> dict[tuple[str, str], tuple]:
     """``{(path, field): (current, low, high)}``: the stability intervals of the leader(s) of
-    ``sc`` for the values of ``paths`` (None: all), as in :func:`stability_intervals`."""
+    ``sc`` for the values of ``paths`` (None: all), as in :func:`stability_intervals`
+    (``memo``: a :class:`~.families.LevelsMemo` of the states asked before)."""
     leaders = np.nonzero((sc.ranks <= 1) & ~np.isnan(sc.overall_scores))[0]
     out = {}
-    for fam in families(sc, paths):
+    for fam in families(sc, paths, memo):
         low, high = leader_intervals(fam, leaders)
         for k, (p, f) in enumerate(zip(fam.paths, fam.fields, strict=True)):
             out[(p, f)] = (float(fam.t0[k]), float(low[k]), float(high[k]))

@@ -146,32 +146,38 @@ def dominance_of(sc: Scores) -> dict[str, list[str]]:
 class DominanceMemo:
     """:func:`dominance_of` for a sequence of states of one board, reusing the last one.
 
-    Holds the last state computed from scratch (its live metric scores, bit for bit) and, per
-    metric edited since, the pairs at least as good on every other live metric. Thread-safe."""
+    Holds the last state computed from scratch (its metric scores, bit for bit, and its live
+    columns) and, per metric edited since, the pairs at least as good on every other live
+    metric; the last answer is returned again (the same dict) while its pairs are the same.
+    Thread-safe."""
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._base = None  # (live mask, raw live scores, filled, missing, group, result)
+        # (live mask, every metric score, filled, missing, group, result, live position)
+        self._base = None
         self._except: OrderedDict[int, tuple] = OrderedDict()  # col -> (ii, jj, strict)
+        self._last = None  # (models, ii, jj, result) of the last answer from the pairs
 
     def __call__(self, sc: Scores) -> dict[str, list[str]]:
         live = live_metrics(sc)
-        ms = sc.metric_scores if live.all() else sc.metric_scores[:, live]
+        ms = sc.metric_scores
         with self._lock:
             base = self._base
         if base is None or not np.array_equal(base[0], live) or base[1].shape != ms.shape:
-            return self._fresh(sc, live, ms)
-        # bit-for-bit comparison: a NaN equals the same NaN; any other difference counts
-        changed = np.nonzero((base[1].view(np.int64) != ms.view(np.int64)).any(axis=0))[0]
+            return self._fresh(sc, live)
+        # bit-for-bit comparison of every score (no copy of the live columns: the compare of
+        # the whole table is the cheaper): a NaN equals the same NaN; any other difference
+        # in a live column counts
+        changed = np.nonzero((base[1].view(np.int64) != ms.view(np.int64)).any(axis=0) & live)[0]
         if len(changed) == 0:
             return base[5]
         if len(changed) > 1:
-            return self._fresh(sc, live, ms)
-        c = int(changed[0])
-        col, col_missing = _filled(ms[:, c])
-        _b_live, _b_ms, filled, missing, group, _res = base
+            return self._fresh(sc, live)
+        c = int(base[6][int(changed[0])])  # its position among the live columns
+        col, col_missing = _filled(ms[:, int(changed[0])])
+        _b_live, _b_ms, filled, missing, group, _res, _pos = base
         if not np.array_equal(col_missing, missing[:, c]):
-            return self._fresh(sc, live, ms)  # a model gained or lost that metric
+            return self._fresh(sc, live)  # a model gained or lost that metric
         with self._lock:
             hit = self._except.get(c)
             if hit is not None:
@@ -188,15 +194,30 @@ class DominanceMemo:
         ii, jj, strict = hit
         keep = col[jj] >= col[ii]
         keep &= strict | (col[jj] > col[ii])
-        return _named(sc.models, ii[keep], jj[keep])
+        ii, jj = ii[keep], jj[keep]
+        with self._lock:
+            last = self._last
+        if (
+            last is not None
+            and last[0] is sc.models
+            and np.array_equal(last[1], ii)
+            and np.array_equal(last[2], jj)
+        ):
+            return last[3]  # the same pairs: the same answer (10,000 models: ~2 ms of lists)
+        result = _named(sc.models, ii, jj)
+        with self._lock:
+            self._last = (sc.models, ii, jj, result)
+        return result
 
-    def _fresh(self, sc: Scores, live: np.ndarray, ms: np.ndarray) -> dict[str, list[str]]:
+    def _fresh(self, sc: Scores, live: np.ndarray) -> dict[str, list[str]]:
+        ms = sc.metric_scores if live.all() else sc.metric_scores[:, live]
         filled, missing = _filled(ms)
         group = _groups(missing)
         ii, jj = _at_least(filled, group)
         keep = _strict(filled, ii, jj)
         result = _named(sc.models, ii[keep], jj[keep])
+        pos = np.cumsum(live) - 1  # a live column's position among the live ones
         with self._lock:
-            self._base = (live, ms.copy(), filled, missing, group, result)
+            self._base = (live, sc.metric_scores.copy(), filled, missing, group, result, pos)
             self._except.clear()
         return result

@@ -21,6 +21,8 @@ normaliser: sign changes on a log grid, refined by bisection to 1e-9.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..normalisers import apply_normaliser, get_normaliser
@@ -103,10 +105,50 @@ class _Level:
         return n, np.maximum(d, 0.0), b, self.skip[p]
 
 
-def levels_of(sc: Scores, paths=None):
+class LevelsMemo:
+    """The benchmark level (:class:`_Level` of the benchmark scores) for a sequence of states of
+    one board (the dashboard's edits), from the last one: the sums of the categories whose
+    benchmark scores changed (bit for bit) are computed again, the others copied (an edit of a
+    threshold changes one benchmark's scores: one category of the 10,000 x 77 sums). Each
+    category's sums are those of the full computation (one ``reduceat`` of the same
+    contiguous run of the same values). Thread-safe."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._last = None  # (values copy, weights, starts, skip, level)
+
+    def bench_level(self, sc: Scores) -> _Level:
+        plan = sc.plan
+        v = sc.bench_scores
+        args = (plan.w_bench, plan.bench_starts, plan.cat_skip)
+        with self._lock:
+            last = self._last
+        same = (
+            last is not None
+            and last[0].shape == v.shape
+            and all(np.array_equal(a, b) for a, b in zip(last[1:4], args, strict=True))
+        )
+        if not same:
+            level = _Level(v, *args)
+        else:
+            changed = np.nonzero((last[0].view(np.int64) != v.view(np.int64)).any(axis=0))[0]
+            old = last[4]
+            level = _Level(v, *args, parents=old.parent[changed])
+            if len(changed) < v.shape[1]:
+                keep = np.ones(old.N.shape[1], dtype=bool)
+                keep[old.parent[changed]] = False
+                for new_sums, old_sums in ((level.N, old.N), (level.D, old.D), (level.B, old.B)):
+                    new_sums[:, keep] = old_sums[:, keep]
+        with self._lock:
+            self._last = (v.copy(), *(np.array(a, copy=True) for a in args), level)
+        return level
+
+
+def levels_of(sc: Scores, paths=None, memo: LevelsMemo | None = None):
     """The metric, benchmark and category levels of ``sc``, shared by every family of one
     question. ``paths``: only the metric sums the values of these key paths need (the
-    benchmarks of their metrics); None: every value."""
+    benchmarks of their metrics); None: every value. ``memo``: the benchmark level from the
+    last state's (:class:`LevelsMemo`)."""
     plan = sc.plan
     parents = None
     if paths is not None:
@@ -118,7 +160,11 @@ def levels_of(sc: Scores, paths=None):
         )[np.asarray(cols, dtype=np.intp)]
     return (
         _Level(sc.metric_scores, plan.w_metric, plan.metric_starts, plan.bench_skip, parents),
-        _Level(sc.bench_scores, plan.w_bench, plan.bench_starts, plan.cat_skip),
+        (
+            memo.bench_level(sc)
+            if memo is not None
+            else _Level(sc.bench_scores, plan.w_bench, plan.bench_starts, plan.cat_skip)
+        ),
         _Level(sc.cat_scores, plan.w_cat, np.zeros(1, dtype=np.intp), [plan.overall_skip]),
     )
 

@@ -252,9 +252,11 @@ def bench_figure(
     plan = scores.plan
     k = plan.benchmarks.index(node.name)
     pos = {m: i for i, m in enumerate(scores.models)}
-    ix = [pos[m] for m in shown if m in pos]
+    ix_arr = np.asarray([pos[m] for m in shown if m in pos], dtype=np.intp)
     bs = scores.bench_scores[:, k]
-    ix.sort(key=lambda i: (-bs[i] if np.isfinite(bs[i]) else np.inf, i))
+    b = bs[ix_arr]
+    # best first, missing last, ties in the models' order (one sort in C: 10,000 models)
+    ix = ix_arr[np.lexsort((ix_arr, np.where(np.isfinite(b), -b, np.inf)))].tolist()
     note = ""
     if len(ix) > BENCH_MAX_MODELS:
         note = f" (best {BENCH_MAX_MODELS} of {len(ix)} shown models)"

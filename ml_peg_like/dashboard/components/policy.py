@@ -97,21 +97,24 @@ def no_score_text(summary: Mapping[str, Any]) -> str:
     return who + ": " + "; ".join(why) + "."
 
 
-def offers_skip(scores: Scores) -> bool:
+def offers_skip(scores: Scores, summary: Mapping[str, Any] | None = None) -> bool:
     """Whether the "use skip" button is offered: some models lost their overall score to a
-    missing part, and a policy of the config or a category is not ``skip``."""
+    missing part, and a policy of the config or a category is not ``skip`` (``summary``:
+    :func:`missing_summary` of ``scores`` when the caller has it)."""
     cfg = scores.config
     if not agg.is_skip(cfg.missing) or any(not agg.is_skip(cfg.policy(c)) for c in cfg.categories):
-        return bool(missing_summary(scores)["codes"].get(agg.INVALIDATED, 0))
+        summary = missing_summary(scores) if summary is None else summary
+        return bool(summary["codes"].get(agg.INVALIDATED, 0))
     return False
 
 
 def bar_state(scores: Scores) -> dict[str, Any]:
     """The parts of the bar that follow the scores: the line's text, the button's style, the
     switch's value and the overrides' text (the edit callback's outputs)."""
+    summary = missing_summary(scores)  # once for the text and the button
     return {
-        "text": no_score_text(missing_summary(scores)),
-        "button": SHOWN if offers_skip(scores) else HIDDEN,
+        "text": no_score_text(summary),
+        "button": SHOWN if offers_skip(scores, summary) else HIDDEN,
         "value": scores.config.missing,
         "overrides": overrides_text(scores.config),
     }

@@ -22,7 +22,7 @@ from dash.exceptions import PreventUpdate
 from ...config import Benchmark, Category, Config
 from ...errors import ConfigError
 from ...scoring import Scores
-from ...sensitivity import DominanceMemo, leader_intervals_of, what_if_of
+from ...sensitivity import DominanceMemo, LevelsMemo, leader_intervals_of, what_if_of
 from .. import ids
 from ..cache import ScoreCache
 from ..state import (
@@ -119,6 +119,7 @@ class Sensitivity:
         self._memo: OrderedDict[tuple[str, str], ViewSensitivity] = OrderedDict()
         self._lock = threading.Lock()
         self._dominance = DominanceMemo()  # an edit of one threshold: one metric compared
+        self._levels = LevelsMemo()  # ... and one category's benchmark sums
 
     def cached(self, key: str, view: str) -> ViewSensitivity | None:
         """The memoised state ``key`` of ``view``, None when it is not held."""
@@ -134,7 +135,8 @@ class Sensitivity:
                 self._memo.move_to_end((key, view))
                 return hit
         paths = view_paths(scores.config, view)
-        out = ViewSensitivity(leader_intervals_of(scores, paths), self._dominance(scores))
+        intervals = leader_intervals_of(scores, paths, self._levels)
+        out = ViewSensitivity(intervals, self._dominance(scores))
         with self._lock:
             self._memo[(key, view)] = out
             while len(self._memo) > MEMO:

@@ -154,7 +154,9 @@ def test_the_theme_is_set_before_the_first_paint(tmp_path):
     page_html = app.server.test_client().get("/").get_data(as_text=True)
     head = page_html[: page_html.index("</head>")]
     assert "mpl-theme" in head  # theme.js's storage key: its text is in the head
-    assert "theme.js" not in page_html  # and not loaded a second time after the body
+    assert "/assets/theme.js" not in page_html  # and not loaded a second time after the body
+    # the style sheets are in the head too (the first paint waits for no request)
+    assert "<style>" in head and '<link rel="stylesheet"' not in page_html
     with live_server(app) as url, chromium() as browser:
         ctx = browser.new_context(viewport=VIEWPORT, color_scheme="dark")
         page = ctx.new_page()

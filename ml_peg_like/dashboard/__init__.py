@@ -96,7 +96,7 @@ def create_app(
         suppress_callback_exceptions=True,
         update_title=None,
         serve_locally=True,
-        assets_ignore=firstpage.ASSETS_IGNORE,  # in the head instead (firstpage.HEAD_ASSET)
+        assets_ignore=firstpage.ASSETS_IGNORE,  # in the head instead (firstpage.head_assets)
     )
     app.index_string = _with_names(app.index_string)
     cols = column_defs(scores, "")
@@ -163,7 +163,7 @@ def create_app(
         app,
         lazy_when=(Q_SORT,),
         first_view=first_view,
-        head=firstpage.head_script(assets_dir()),
+        head=firstpage.head_assets(assets_dir()),
     )
     navigation.register(app)
     viewstate.register(app, Q_SORT)

@@ -60,18 +60,25 @@ def preload_links(prefix: str = "/") -> str:
     )
 
 
-#: the asset that runs in the page's head, before the body is drawn: the theme (light / dark)
-#: is set before the first paint, so the first view (firstview.py) and the page behind it are
-#: drawn once in the reader's theme, without a light flash (Dash leaves it out of the assets it
-#: adds after the body: ``ASSETS_IGNORE``)
-HEAD_ASSET = "theme.js"
-ASSETS_IGNORE = r"(^|/)theme\.js$"
+#: the assets written into the page's head instead of linked (Dash leaves them out of the
+#: assets it adds: ``ASSETS_IGNORE``): the style sheets, which the first paint waits for (as
+#: separate requests they queued behind the scripts and the layout the page asks for at the
+#: same time, on a server busy building the layout), and the theme (light / dark), set before
+#: the first paint so that the first view (firstview.py) and the page behind it are drawn once
+#: in the reader's theme, without a light flash
+HEAD_SCRIPT = "theme.js"
+ASSETS_IGNORE = r"(^|/)(theme\.js|[^/]+\.css)$"
 
 
-def head_script(assets: Path) -> str:
-    """:data:`HEAD_ASSET` as an inline ``<script>`` (the package's own file; no request)."""
-    text = (assets / HEAD_ASSET).read_text(encoding="utf-8")
-    return "<script>" + text.replace("</", "<\\/") + "</script>"
+def head_assets(assets: Path) -> str:
+    """The style sheets (in Dash's order: by name) as ``<style>`` elements and
+    :data:`HEAD_SCRIPT` as an inline ``<script>`` (the package's own files; no request)."""
+    out = []
+    for css in sorted(assets.glob("*.css")):
+        out.append("<style>" + css.read_text(encoding="utf-8").replace("</", "<\\/") + "</style>")
+    text = (assets / HEAD_SCRIPT).read_text(encoding="utf-8")
+    out.append("<script>" + text.replace("</", "<\\/") + "</script>")
+    return "".join(out)
 
 
 def install(app, lazy_when: tuple[str, ...] = (), first_view: str = "", head: str = "") -> None:
@@ -79,7 +86,7 @@ def install(app, lazy_when: tuple[str, ...] = (), first_view: str = "", head: st
     starts: the first render finds them), unless the request's query has one of ``lazy_when``,
     and with the layout and callbacks preloaded (:func:`preload_links`). ``first_view``: HTML
     put before the app's own element when the address has no query (``firstview.py``);
-    ``head``: HTML added at the end of the head (:func:`head_script`)."""
+    ``head``: HTML added at the end of the head's metas (:func:`head_assets`)."""
     prefix = app.config.requests_pathname_prefix
     interpolate = app.interpolate_index
 

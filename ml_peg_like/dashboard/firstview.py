@@ -254,39 +254,52 @@ def _control(kind: str, props: Mapping[str, Any]) -> str:
     return ""  # stores, the location, graphs, downloads: nothing to see
 
 
-def static_html(node: Any, replace: Mapping[str, str] | None = None) -> str:
+def static_html(node: Any, replace: Mapping[str, str] | None = None, last: str = "") -> str:
     """A Dash layout as plain HTML, as it looks before its scripts ran: ``dash.html``
     elements with their classes, styles, titles, ``data-*`` and ``aria-*`` attributes and
     text; ``dash.dcc`` controls as disabled look-alikes; anything else (the grid, stores,
     graphs) left out, unless ``replace`` gives the HTML of its id. No ids are written (the
-    app's own elements keep them), and a part hidden by its style is left out."""
-    replace = replace or {}
-    if node is None or isinstance(node, bool):
-        return ""
-    if isinstance(node, str | int | float):
-        return escape(str(node))
-    if isinstance(node, list | tuple):
-        return "".join(static_html(n, replace) for n in node)
-    to_json = getattr(node, "to_plotly_json", None)
-    if to_json is None:
-        return ""
-    data = to_json()
-    props = data.get("props", {})
-    pid = props.get("id")
-    if isinstance(pid, str) and pid in replace:
-        return replace[pid]
-    style = props.get("style")
-    if isinstance(style, dict) and style.get("display") == "none":
-        return ""
-    ns, kind = data.get("namespace"), data.get("type", "")
-    if ns == DCC_NS:
-        return _control(kind, props)
-    if ns != HTML_NS:
-        return ""
-    tag = kind.lower()
-    if tag in VOID:
-        return f"<{tag}{_attrs(props)}>"
-    return f"<{tag}{_attrs(props)}>{static_html(props.get('children'), replace)}</{tag}>"
+    app's own elements keep them), and a part hidden by its style is left out. ``last``: the
+    id of the last component written; what follows it in the page is left out."""
+    out: list[str] = []
+    done = [False]  # ``last`` was written
+
+    def walk(node: Any) -> None:
+        if done[0] or node is None or isinstance(node, bool):
+            return
+        if isinstance(node, str | int | float):
+            out.append(escape(str(node)))
+            return
+        if isinstance(node, list | tuple):
+            for n in node:
+                walk(n)
+            return
+        to_json = getattr(node, "to_plotly_json", None)
+        if to_json is None:
+            return
+        data = to_json()
+        props = data.get("props", {})
+        pid = props.get("id")
+        if isinstance(pid, str) and pid in (replace or {}):
+            out.append(replace[pid])
+        else:
+            style = props.get("style")
+            ns, kind = data.get("namespace"), data.get("type", "")
+            if isinstance(style, dict) and style.get("display") == "none":
+                pass
+            elif ns == DCC_NS:
+                out.append(_control(kind, props))
+            elif ns == HTML_NS:
+                tag = kind.lower()
+                out.append(f"<{tag}{_attrs(props)}>")
+                if tag not in VOID:
+                    walk(props.get("children"))
+                    out.append(f"</{tag}>")
+        if last and pid == last:
+            done[0] = True
+
+    walk(node)
+    return "".join(out)
 
 
 def nav_html(nav: Sequence[Sequence[str]], categories: Iterable[str]) -> str:
@@ -314,12 +327,14 @@ def page_html(
     scale: float,
     n_models: int,
 ) -> str:
-    """The first view: the page's ``layout`` as plain HTML (:func:`static_html`), its grid
-    (``grid_id``) as the table of ``rows`` (:func:`table_html`) and its sidebar (``sidebar_id``,
-    whose entries its script makes) as :func:`nav_html`. ``n_models``: how many rows the grid
+    """The first view: the page's ``layout`` down to its grid as plain HTML
+    (:func:`static_html`; what is below the grid, mostly below the first screen, is left out:
+    the first paint lays out and paints less), its grid (``grid_id``) as the table of ``rows``
+    (:func:`table_html`) and its sidebar (``sidebar_id``, whose entries its script makes) as
+    :func:`nav_html`. ``n_models``: how many rows the grid
     will hold (the table's tooltip says how many it shows)."""
     tip = f"The first {len(rows)} of {n_models} models" if n_models > len(rows) else ""
     table = f'<div class="first-grid" title="{tip}">{table_html(cols, rows, scale)}</div>'
     sidebar = f'<nav class="sidebar">{nav_html(nav, categories)}</nav>'
-    body = static_html(layout, {grid_id: table, sidebar_id: sidebar})
+    body = static_html(layout, {grid_id: table, sidebar_id: sidebar}, last=grid_id)
     return f'<div id="{ids.FIRST_VIEW}" class="first-view" inert aria-busy="true">{body}</div>'

@@ -13,6 +13,7 @@ import hashlib
 import html.parser
 import importlib.metadata
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -25,6 +26,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from ml_peg_like.dashboard.firstpage import ASSETS_IGNORE
 
 pytestmark = [pytest.mark.wheel]
 
@@ -186,8 +189,16 @@ def test_installed_wheel_serves_the_demo_with_every_asset(wheel_file, tmp_path):
             status, _ = _get(u if u.startswith("http") else base + u)
             assert status == 200, f"{u}: HTTP {status}"
 
-        # every custom asset is referenced by the page and served byte for byte from the wheel
+        # every custom asset is referenced by the page and served byte for byte from the wheel,
+        # or written into the page's head (the style sheets and the theme: firstpage.py)
+        text = page.decode("utf-8")
+        head = text[: text.index("</head>")]
         for asset in _custom_assets():
+            if re.search(ASSETS_IGNORE, asset.name):
+                inline = asset.read_text(encoding="utf-8").replace("</", "<\\/")
+                assert inline in head, f"{asset.name} is not in the page's head"
+                assert not [u for u in urls if u.split("?")[0] == f"/assets/{asset.name}"]
+                continue
             (ref,) = [u for u in urls if u.split("?")[0] == f"/assets/{asset.name}"] or [None]
             assert ref, f"the page does not reference /assets/{asset.name}: {urls}"
             status, body = _get(base + ref)

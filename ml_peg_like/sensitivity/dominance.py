@@ -55,7 +55,7 @@ def _groups(missing: np.ndarray) -> np.ndarray:
     return np.unique(packed, axis=0, return_inverse=True)[1].ravel()
 
 
-def _group_pairs(group: np.ndarray):
+def _by_group(group: np.ndarray):
     """The models sorted by group: (order, first position of each group, its size)."""
     order = np.argsort(group, kind="stable")
     g = group[order]
@@ -84,7 +84,7 @@ def _at_least(filled: np.ndarray, group: np.ndarray):
     surviving pairs on the rest: most pairs fail within the first few columns, so the cost is
     about the sum of the groups' sizes squared, not n^2 x columns."""
     n, k = filled.shape
-    order, starts, sizes = _group_pairs(group)
+    order, starts, sizes = _by_group(group)
     found_i, found_j = [], []
     small = (sizes >= 2) & (sizes <= SMALL_GROUP)
     for m in np.unique(sizes[small]).tolist():

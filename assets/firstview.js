@@ -34,7 +34,11 @@
 
   watch.observe(document.body, { childList: true, subtree: true, characterData: true });
   // whatever happens, the app is not kept hidden once the page has loaded for a while
-  window.addEventListener("load", function () {
-    setTimeout(done, 20000);
-  });
+  // (this script may run after the load event: firstpage.py starts the scripts after the paint)
+  if (document.readyState === "complete") setTimeout(done, 20000);
+  else {
+    window.addEventListener("load", function () {
+      setTimeout(done, 20000);
+    });
+  }
 })();

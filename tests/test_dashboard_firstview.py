@@ -20,6 +20,7 @@ from browser_utils import (
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import create_app, ids
+from ml_peg_like.dashboard.firstpage import SCRIPTS_HOLDER, deferred_scripts
 from ml_peg_like.dashboard.firstview import FIRST_ROWS, score_colour
 from ml_peg_like.numfmt import fmt_score
 
@@ -168,6 +169,83 @@ def test_the_theme_is_set_before_the_first_paint(tmp_path):
             FIRST,
         )
         assert "gradient" in background  # the dark mix over the light colour (style.css)
+        ctx.close()
+
+
+def test_the_scripts_wait_in_a_template_for_the_first_paint(tmp_path):
+    """A page with the first view keeps every script of Dash's (its files, its inline ones and
+    the renderer's start) inert in a ``<template>``, in Dash's order, followed by the loader; a
+    link's page has them as Dash wrote them."""
+    cfg, raw = small_dataset(tmp_path)
+    app = create_app(cfg, raw)
+    client = app.server.test_client()
+    page = client.get("/").get_data(as_text=True)
+    start = page.index(f'<template id="{SCRIPTS_HOLDER}">')
+    end = page.index("</template>", start)
+    srcs = [m.start() for m in re.finditer(r"<script[^>]*\ssrc=", page)]
+    assert srcs and all(start < i < end for i in srcs)
+    held = page[start:end]
+    # the names (ids.py) at once, before; then Dash's order: the files, the renderer's start
+    assert page.index("window.mplNames") < start
+    assert held.index("dash_renderer") < held.index("new DashRenderer")
+    assert held.index("async-community.js") < held.index("new DashRenderer")  # the eager chunks
+    # after the template: one inline script (the loader), pointed at the template
+    rest = page[end:]
+    assert re.findall(r"<script[^>]*>", rest) == ["<script>"]
+    assert f'("{SCRIPTS_HOLDER}")' in rest and "MPL_SCRIPTS" not in rest
+    # a link: Dash's own scripts, no template
+    linked = client.get("/?v=Classification").get_data(as_text=True)
+    assert SCRIPTS_HOLDER not in linked and 'src="/_dash-component-suites/' in linked
+
+
+def test_deferred_scripts_takes_only_script_elements():
+    loader = "(function (h) {})(MPL_SCRIPTS);"
+    tags = '<script src="/a.js"></script>\n<script>var x = "</b>";</script>'
+    out = deferred_scripts(tags, loader)
+    assert out == f'<template id="{SCRIPTS_HOLDER}">{tags}</template>' + (
+        f'<script>(function (h) {{}})("{SCRIPTS_HOLDER}");</script>'
+    )
+    # anything else (a comment, a style, text, nothing): the page is left as Dash wrote it
+    for other in ("", "<!-- x -->" + tags, tags + "<style>p{}</style>", tags + " text"):
+        assert deferred_scripts(other, loader) is None, other
+
+
+@pytest.mark.browser
+def test_the_first_view_is_painted_before_the_scripts_run(tmp_path):
+    """The browser parses the whole page (and paints the first view) before the page's
+    scripts run (loader.js), in their order: the app starts as before (its grid, no error)
+    and removes the first view. (Dash's page runs its files while the page is being parsed;
+    when the paint happens is timed by ``benchmarks/bench_firstview.py``, not here.)"""
+    require_browser()
+    cfg, raw = small_dataset(tmp_path)
+    app = create_app(cfg, raw)
+    # the first of the page's files, wrapped: was the page parsed, the first view there?
+    probe = (
+        "window.__firstRan = [document.readyState,"
+        f" !!document.getElementById('{ids.FIRST_VIEW}')];\n"
+    )
+
+    def wrapped(route):
+        answer = route.fetch()
+        route.fulfill(response=answer, body=probe + answer.text())
+
+    with live_server(app) as url, chromium() as browser:
+        ctx = browser.new_context(viewport=VIEWPORT)
+        ctx.route("**/polyfill@*.js", wrapped)
+        page = ctx.new_page()
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.goto(url)
+        page.wait_for_selector(f"#{ids.GRID} {GRID_READY}")
+        page.wait_for_function(f"() => !document.querySelector('{FIRST}')")
+        assert page.evaluate("window.__firstRan") in (["interactive", True], ["complete", True])
+        # the renderer started once, after the files it needs (the inline ones ran in order)
+        assert page.evaluate("typeof window.dash_clientside._dashprivate_clientside_funcs") == (
+            "object"
+        )
+        assert page.locator(f"#{ids.GRID} {GRID_READY}").first.is_visible()
+        assert not problems, problems
         ctx.close()
 
 

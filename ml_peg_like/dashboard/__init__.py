@@ -164,6 +164,7 @@ def create_app(
         lazy_when=(Q_SORT,),
         first_view=first_view,
         head=firstpage.head_assets(assets_dir()),
+        loader=(assets_dir() / firstpage.LOADER_SCRIPT).read_text(encoding="utf-8"),
     )
     navigation.register(app)
     viewstate.register(app, Q_SORT)

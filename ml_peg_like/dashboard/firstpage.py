@@ -24,6 +24,8 @@ the link's rows by rank.
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import flask
@@ -67,7 +69,10 @@ def preload_links(prefix: str = "/") -> str:
 #: the first paint so that the first view (firstview.py) and the page behind it are drawn once
 #: in the reader's theme, without a light flash
 HEAD_SCRIPT = "theme.js"
-ASSETS_IGNORE = r"(^|/)(theme\.js|[^/]+\.css)$"
+#: the page's script loader (:func:`deferred_scripts`), written into the page too, and the name
+#: in its text that the list of scripts replaces
+LOADER_SCRIPT, LOADER_SLOT = "loader.js", "MPL_SCRIPTS"
+ASSETS_IGNORE = r"(^|/)(theme\.js|loader\.js|[^/]+\.css)$"
 
 
 def head_assets(assets: Path) -> str:
@@ -81,12 +86,42 @@ def head_assets(assets: Path) -> str:
     return "".join(out)
 
 
-def install(app, lazy_when: tuple[str, ...] = (), first_view: str = "", head: str = "") -> None:
+#: a ``<script>`` element as Dash writes them into the page's end
+SCRIPT_TAG = re.compile(r"<script(?:\s[^>]*)?>.*?</script>", re.S)
+#: the ``<template>`` that holds the page's scripts until :data:`LOADER_SCRIPT` adds them
+SCRIPTS_HOLDER = "mpl-scripts"
+
+
+def deferred_scripts(tags: str, loader: str) -> str | None:
+    """The ``<script>`` elements ``tags`` (Dash's scripts and its renderer's start) kept inert
+    in a ``<template>`` and ``loader`` (:data:`LOADER_SCRIPT`'s text), which adds them once the
+    first frame is painted, in the same order. Measured at ML-PEG scale (12 interleaved loads,
+    idle): the first view painted 0.60 -> 0.36-0.40 s after navigation, nearly as early as
+    the page without its scripts (0.32 s): the browser otherwise fetched, compiled and ran the
+    ~3 MB of scripts at the end of the body before its first paint. Not preloaded: fetched
+    during the first paint, they held it as before (0.58 -> 0.60 s with preloads, 0.44 s
+    without, in one interleaved run). None when ``tags`` holds
+    anything but script elements (the page is then served as Dash wrote it)."""
+    if not SCRIPT_TAG.search(tags) or SCRIPT_TAG.sub("", tags).strip():
+        return None
+    code = loader.replace(LOADER_SLOT, json.dumps(SCRIPTS_HOLDER), 1)
+    return f'<template id="{SCRIPTS_HOLDER}">{tags}</template><script>{code}</script>'
+
+
+def install(
+    app,
+    lazy_when: tuple[str, ...] = (),
+    first_view: str = "",
+    head: str = "",
+    loader: str = "",
+) -> None:
     """Serve ``app``'s page with the eager chunks right after its scripts (before the renderer
     starts: the first render finds them), unless the request's query has one of ``lazy_when``,
     and with the layout and callbacks preloaded (:func:`preload_links`). ``first_view``: HTML
     put before the app's own element when the address has no query (``firstview.py``);
-    ``head``: HTML added at the end of the head's metas (:func:`head_assets`)."""
+    ``head``: HTML added at the end of the head's metas (:func:`head_assets`); ``loader``:
+    :data:`LOADER_SCRIPT`'s text, which starts the scripts of a page with the first view after
+    its first paint (:func:`deferred_scripts`)."""
     prefix = app.config.requests_pathname_prefix
     interpolate = app.interpolate_index
 
@@ -96,6 +131,9 @@ def install(app, lazy_when: tuple[str, ...] = (), first_view: str = "", head: st
             kw["scripts"] = kw.get("scripts", "") + eager_scripts(prefix)
         if first_view and not flask.request.query_string and flask.request.path == prefix:
             kw["app_entry"] = first_view + kw.get("app_entry", "")
+            late = loader and deferred_scripts(kw["scripts"] + kw.get("renderer", ""), loader)
+            if late:
+                kw["scripts"], kw["renderer"] = late, ""
         return interpolate(**kw)
 
     app.interpolate_index = interpolate_index

@@ -1,0 +1,56 @@
+/* The page's scripts, started after the first paint (ml_peg_like/dashboard/firstpage.py,
+ * deferred_scripts). The page's HTML holds the first view (firstview.py); with ~3 MB of
+ * scripts after it in the body, the browser compiled and ran them before painting anything
+ * (~0.2 s at ML-PEG scale on a 2-core machine). Here they are added once the first frame is
+ * painted, in the page's order: the files of a run are fetched together and run in order
+ * (async = false), an inline script waits for the files before it. A failed file is passed
+ * over as the page itself would. A page in a background tab (no frames) starts them at once.
+ * The scripts wait, inert, in the <template> whose id is the argument. */
+(function (holder) {
+  "use strict";
+  var kept = document.getElementById(holder);
+  var list = kept ? kept.content.querySelectorAll("script") : [];
+  var i = 0;
+  var started = false;
+
+  function make(s) {
+    // a new element: one from the template, moved, would not run
+    var el = document.createElement("script");
+    for (var k = 0; k < s.attributes.length; k++) {
+      el.setAttribute(s.attributes[k].name, s.attributes[k].value);
+    }
+    return el;
+  }
+
+  function next() {
+    var last = null; // the last file added and not yet run
+    while (i < list.length) {
+      var s = list[i];
+      if (s.hasAttribute("src")) {
+        last = make(s);
+        last.async = false;
+        document.body.appendChild(last);
+        i++;
+        continue;
+      }
+      if (last) {
+        last.onload = last.onerror = next; // the files before this inline script run first
+        return;
+      }
+      var el = make(s);
+      el.text = s.textContent;
+      document.body.appendChild(el);
+      i++;
+    }
+  }
+
+  function start() {
+    if (started) return;
+    started = true;
+    setTimeout(next, 0); // after the frame this callback belongs to is painted
+  }
+
+  if (document.visibilityState === "hidden" || !window.requestAnimationFrame) start();
+  else requestAnimationFrame(start);
+  document.addEventListener("visibilitychange", start); // hidden before its first frame
+})(MPL_SCRIPTS);

@@ -44,10 +44,31 @@
     }
   }
 
+  // the files after the first inline script wait for it to run; fetched now, together with
+  // the first run's, they are there when their turn comes (the same request as the element's)
+  function prefetch() {
+    var inline = false;
+    for (var k = 0; k < list.length; k++) {
+      var s = list[k];
+      if (!s.hasAttribute("src")) inline = true;
+      else if (inline) {
+        var link = document.createElement("link");
+        link.rel = "preload";
+        link.as = "script";
+        link.href = s.getAttribute("src");
+        document.head.appendChild(link);
+      }
+    }
+  }
+
   function start() {
     if (started) return;
     started = true;
-    setTimeout(next, 0); // after the frame this callback belongs to is painted
+    setTimeout(function () {
+      // after the frame this callback belongs to is painted
+      prefetch();
+      next();
+    }, 0);
   }
 
   if (document.visibilityState === "hidden" || !window.requestAnimationFrame) start();

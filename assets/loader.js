@@ -5,10 +5,15 @@
  * painted, in the page's order: the files of a run are fetched together and run in order
  * (async = false), an inline script waits for the files before it. A failed file is passed
  * over as the page itself would. A page in a background tab (no frames) starts them at once.
- * The scripts wait, inert, in the <template> whose id is the argument. */
-(function (holder) {
+ * The scripts wait, inert, in the <template> the argument names (names: firstpage.py).
+ *
+ * A page kept from the server's last start (earlypage.py: the template has names.early) is
+ * shown while the server starts; before its scripts run, the app's own page is asked for
+ * (names.boot: the server answers it once the app is up) and its scripts, Dash's config and
+ * its first view take the kept ones' place. */
+(function (names) {
   "use strict";
-  var kept = document.getElementById(holder);
+  var kept = document.getElementById(names.holder);
   var list = kept ? kept.content.querySelectorAll("script") : [];
   var i = 0;
   var started = false;
@@ -61,17 +66,50 @@
     }
   }
 
+  function run() {
+    prefetch();
+    next();
+  }
+
+  // the app's own page in place of a kept one: its scripts, its config, its first view
+  function fresh(text) {
+    var doc = new DOMParser().parseFromString(text, "text/html");
+    var scripts = doc.getElementById(names.holder);
+    if (scripts) list = scripts.content.querySelectorAll("script");
+    [names.config, names.first].forEach(function (id) {
+      var now = document.getElementById(id);
+      var got = doc.getElementById(id);
+      if (now && got && now.outerHTML !== got.outerHTML) {
+        now.replaceWith(document.importNode(got, true));
+      }
+    });
+  }
+
+  function boot() {
+    var headers = {};
+    headers[names.boot] = "1";
+    fetch(location.pathname + location.search, { headers: headers, credentials: "same-origin" })
+      .then(function (r) {
+        return r.ok ? r.text() : "";
+      })
+      .then(function (text) {
+        if (text) fresh(text);
+      })
+      .catch(function () {}) // the kept scripts then: the page still starts
+      .then(run);
+  }
+
   function start() {
     if (started) return;
     started = true;
     setTimeout(function () {
       // after the frame this callback belongs to is painted
-      prefetch();
-      next();
+      if (kept && kept.hasAttribute(names.early)) boot();
+      else run();
     }, 0);
   }
 
   if (document.visibilityState === "hidden" || !window.requestAnimationFrame) start();
   else requestAnimationFrame(start);
   document.addEventListener("visibilitychange", start); // hidden before its first frame
-})(MPL_SCRIPTS);
+})(MPL_NAMES);

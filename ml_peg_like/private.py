@@ -32,10 +32,13 @@ __all__ = [
     "fresh_private_dir",
     "private_dir",
     "secret_from_env",
+    "user_cache_dir",
     "write_private",
 ]
 
 SECRET_ENV = "ML_PEG_LIKE_SECRET"
+#: where the user's private cache directory is, when set (else one in the temporary directory)
+CACHE_ENV = "ML_PEG_LIKE_CACHE_DIR"
 MIN_SECRET_CHARS = 32
 
 
@@ -91,6 +94,15 @@ def private_dir(path: str | os.PathLike) -> Path:
             f"{p}: cannot create the private directory: {exc.strerror}"
         ) from None
     return check_private_dir(p)
+
+
+def user_cache_dir() -> Path:
+    """The user's cache directory: ``$ML_PEG_LIKE_CACHE_DIR``, else ``ml-peg-like-UID`` in the
+    temporary directory (its subdirectories are made and checked with :func:`private_dir`)."""
+    base = os.environ.get(CACHE_ENV) or os.path.join(
+        tempfile.gettempdir(), f"ml-peg-like-{_uid() if _uid() is not None else 'u'}"
+    )
+    return Path(base)
 
 
 def fresh_private_dir(prefix: str = "ml-peg-like-") -> Path:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .private import PrivateStateError, private_dir
+from .private import PrivateStateError, private_dir, user_cache_dir
 
 VERSION = 1
 DIR_NAME = ".ml-peg-like-cache"
@@ -38,12 +38,7 @@ def cache_key(data: bytes, metric_ids, ignore_unknown: bool) -> str:
 
 
 def _dirs(source: Path) -> list[Path]:
-    out = [source.parent / DIR_NAME]
-    base = os.environ.get("ML_PEG_LIKE_CACHE_DIR") or os.path.join(
-        tempfile.gettempdir(), f"ml-peg-like-{os.getuid() if hasattr(os, 'getuid') else 'u'}"
-    )
-    out.append(Path(base) / "raw")
-    return out
+    return [source.parent / DIR_NAME, user_cache_dir() / "raw"]
 
 
 def load(source: Path, key: str):

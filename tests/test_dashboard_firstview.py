@@ -20,8 +20,9 @@ from browser_utils import (
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import create_app, ids
-from ml_peg_like.dashboard.firstpage import SCRIPTS_HOLDER, deferred_scripts
+from ml_peg_like.dashboard.firstpage import deferred_scripts
 from ml_peg_like.dashboard.firstview import FIRST_ROWS, score_colour
+from ml_peg_like.earlypage import BOOT_HEADER, EARLY_ATTR, SCRIPTS_HOLDER
 from ml_peg_like.numfmt import fmt_score
 
 FIRST = f"#{ids.FIRST_VIEW}"
@@ -192,18 +193,22 @@ def test_the_scripts_wait_in_a_template_for_the_first_paint(tmp_path):
     # after the template: one inline script (the loader), pointed at the template
     rest = page[end:]
     assert re.findall(r"<script[^>]*>", rest) == ["<script>"]
-    assert f'("{SCRIPTS_HOLDER}")' in rest and "MPL_SCRIPTS" not in rest
+    assert f'"holder": "{SCRIPTS_HOLDER}"' in rest and "MPL_NAMES" not in rest
     # a link: Dash's own scripts, no template
     linked = client.get("/?v=Classification").get_data(as_text=True)
     assert SCRIPTS_HOLDER not in linked and 'src="/_dash-component-suites/' in linked
 
 
 def test_deferred_scripts_takes_only_script_elements():
-    loader = "(function (h) {})(MPL_SCRIPTS);"
+    loader = "(function (h) {})(MPL_NAMES);"
     tags = '<script src="/a.js"></script>\n<script>var x = "</b>";</script>'
     out = deferred_scripts(tags, loader)
+    names = (
+        f'{{"holder": "{SCRIPTS_HOLDER}", "early": "{EARLY_ATTR}", "boot": "{BOOT_HEADER}", '
+        f'"config": "_dash-config", "first": "{ids.FIRST_VIEW}"}}'
+    )
     assert out == f'<template id="{SCRIPTS_HOLDER}">{tags}</template>' + (
-        f'<script>(function (h) {{}})("{SCRIPTS_HOLDER}");</script>'
+        f"<script>(function (h) {{}})({names});</script>"
     )
     # anything else (a comment, a style, text, nothing): the page is left as Dash wrote it
     for other in ("", "<!-- x -->" + tags, tags + "<style>p{}</style>", tags + " text"):

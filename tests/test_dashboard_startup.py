@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import re
 import subprocess
 import sys
@@ -60,6 +61,7 @@ def test_serve_starts_without_what_the_first_page_does_not_need(tmp_path):
         import dash
         import ml_peg_like.dashboard as d
         from ml_peg_like.cli import main
+        from ml_peg_like.earlypage import EarlyServer
         seen = {{}}
         real_run_app = d.run_app
         def run_app(app, **kw):
@@ -69,6 +71,7 @@ def test_serve_starts_without_what_the_first_page_does_not_need(tmp_path):
                 seen["gc_on_when_serving"] = gc.isenabled()
                 seen["frozen"] = gc.get_freeze_count()
             dash.Dash.run = run
+            EarlyServer.serve = lambda self: run(None)  # the server listening since the start
             return real_run_app(app, **kw)
         d.run_app = run_app
         code = main(["serve", {str(data)!r}, "--port", "0"])
@@ -76,8 +79,14 @@ def test_serve_starts_without_what_the_first_page_does_not_need(tmp_path):
         print(json.dumps(seen))
         """
     )
+    env = {**os.environ, "ML_PEG_LIKE_CACHE_DIR": str(tmp_path / "cache")}
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env=env,
     )
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen["imported"] == []
@@ -182,6 +191,7 @@ def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path):
         import dash
         import ml_peg_like.dashboard as d
         from ml_peg_like.cli import main
+        from ml_peg_like.earlypage import EarlyServer
         from ml_peg_like.lazy import lazy_module
         seen = {{}}
         real_run_app = d.run_app
@@ -199,6 +209,7 @@ def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path):
                         t.join()
                 seen["warmed"] = app.warmer.done.is_set()
             dash.Dash.run = run
+            EarlyServer.serve = lambda self: run(None)  # the server listening since the start
             return real_run_app(app, **kw)
         d.run_app = run_app
         seen["exit"] = main(["serve", {str(data)!r}, "--port", "0"])
@@ -207,8 +218,14 @@ def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path):
         print(json.dumps(seen))
         """
     )
+    env = {**os.environ, "ML_PEG_LIKE_CACHE_DIR": str(tmp_path / "cache")}
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env=env,
     )
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen == {

@@ -76,7 +76,32 @@ def tune_malloc(matrix_bytes: int) -> dict[int, int]:
     return done
 
 
+def early_server(args) -> tuple[object | None, str | None]:
+    """The server that listens while the app is made (``earlypage.py``) and the key of the page
+    it tries; (None, None) with several workers, in debug mode, or when it cannot listen (the
+    app's own server then reports why)."""
+    if args.workers > 1 or args.debug:
+        return None, None
+    from ..earlypage import EarlyServer, kept_page, page_key
+
+    options = {
+        "raw": args.raw,
+        "ignore_unknown": args.ignore_unknown,
+        "full_table": args.full_table,
+        "always_deltas": args.always_deltas,
+        "broker": bool(args.broker),
+    }
+    key = page_key([args.config or demo_dir(), args.raw], options)
+    try:
+        server = EarlyServer(args.host, args.port, kept_page(key)).start()
+    except (OSError, SystemExit):
+        return None, None
+    print(f"ml-peg-like: listening on http://{args.host}:{server.port}/", flush=True)
+    return server, key
+
+
 def run(args) -> int:
+    early, key = early_server(args)
     # the start makes ~10^5 objects that live as long as the server, in ~1 s of imports: with
     # the collector on, Python walks them again and again (~10 % of the start). It is off until
     # the app is made; ``run_app`` freezes what exists and turns it back on (the pattern the
@@ -97,5 +122,18 @@ def run(args) -> int:
         )
     except BaseException:
         gc.enable()
+        if early is not None:
+            early.server.server_close()
         raise
-    return run_app(app, host=args.host, port=args.port, debug=args.debug, workers=args.workers) or 0
+    return (
+        run_app(
+            app,
+            host=args.host,
+            port=args.port,
+            debug=args.debug,
+            workers=args.workers,
+            early=early,
+            page_key=key,
+        )
+        or 0
+    )

@@ -14,6 +14,7 @@ import dash
 from dash import html
 
 from ..config import Config
+from ..earlypage import keep_page
 from ..raw import RawData
 from ..resources import assets_dir
 from . import firstpage, firstview, ids, servertiming, warm
@@ -223,12 +224,20 @@ def serve(
 
 
 def run_app(
-    app: dash.Dash, host: str = "127.0.0.1", port: int = 8050, debug: bool = False, workers: int = 1
+    app: dash.Dash,
+    host: str = "127.0.0.1",
+    port: int = 8050,
+    debug: bool = False,
+    workers: int = 1,
+    early=None,
+    page_key: str | None = None,
 ) -> int:
     """Serve an app made by :func:`create_app` (see :func:`serve`). Everything made so far (the
     imports, the data, the layout: ~10^5 objects that live as long as the process) moves to
     the collector's permanent generation first (``gc.freeze``): collections during requests do
-    not walk it again, and gunicorn's forked workers do not copy its pages by touching them."""
+    not walk it again, and gunicorn's forked workers do not copy its pages by touching them.
+    ``early``: the server listening since the start (``earlypage.EarlyServer``), which then
+    serves the app; its page for ``/`` is kept under ``page_key`` for the next start."""
     warmer = getattr(app, "warmer", None)
     forks = bool(workers and workers > 1)
     if forks and warmer is not None:
@@ -260,5 +269,20 @@ def run_app(
         # while the browser loads the page's scripts (~0.4 s), this process has little to do:
         # what the first page does not need is imported then, not on the first edit (warm.py)
         warmer.start()
+    if early is not None:
+        # the server listening since the start (earlypage.py) hands its requests to the app;
+        # the app's own first page is kept for the next start
+        early.adopt(app.server)
+        page = first_page(app) if page_key else None
+        if page is not None:
+            keep_page(page_key, page)
+        early.serve()
+        return 0
     app.run(host=host, port=port, debug=debug)
     return 0
+
+
+def first_page(app: dash.Dash) -> bytes | None:
+    """The app's page for ``/`` (the first view's), as a browser gets it; None if not 200."""
+    answer = app.server.test_client().get(app.config.requests_pathname_prefix)
+    return answer.get_data() if answer.status_code == 200 else None

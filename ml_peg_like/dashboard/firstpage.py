@@ -30,6 +30,12 @@ from pathlib import Path
 
 import flask
 
+from ..earlypage import BOOT_HEADER, EARLY_ATTR, SCRIPTS_HOLDER
+from .ids import FIRST_VIEW
+
+#: the id of Dash's config element in the page (Dash's ``_re_index_config_id``)
+DASH_CONFIG = "_dash-config"
+
 #: (namespace, path in the package) of the chunks every first page needs
 EAGER_CHUNKS = (
     ("dash_ag_grid", "async-community.js"),
@@ -71,7 +77,7 @@ def preload_links(prefix: str = "/") -> str:
 HEAD_SCRIPT = "theme.js"
 #: the page's script loader (:func:`deferred_scripts`), written into the page too, and the name
 #: in its text that the list of scripts replaces
-LOADER_SCRIPT, LOADER_SLOT = "loader.js", "MPL_SCRIPTS"
+LOADER_SCRIPT, LOADER_SLOT = "loader.js", "MPL_NAMES"
 ASSETS_IGNORE = r"(^|/)(theme\.js|loader\.js|[^/]+\.css)$"
 
 
@@ -88,8 +94,6 @@ def head_assets(assets: Path) -> str:
 
 #: a ``<script>`` element as Dash writes them into the page's end
 SCRIPT_TAG = re.compile(r"<script(?:\s[^>]*)?>.*?</script>", re.S)
-#: the ``<template>`` that holds the page's scripts until :data:`LOADER_SCRIPT` adds them
-SCRIPTS_HOLDER = "mpl-scripts"
 
 
 def deferred_scripts(tags: str, loader: str) -> str | None:
@@ -104,7 +108,14 @@ def deferred_scripts(tags: str, loader: str) -> str | None:
     anything but script elements (the page is then served as Dash wrote it)."""
     if not SCRIPT_TAG.search(tags) or SCRIPT_TAG.sub("", tags).strip():
         return None
-    code = loader.replace(LOADER_SLOT, json.dumps(SCRIPTS_HOLDER), 1)
+    names = {
+        "holder": SCRIPTS_HOLDER,
+        "early": EARLY_ATTR,
+        "boot": BOOT_HEADER,
+        "config": DASH_CONFIG,
+        "first": FIRST_VIEW,
+    }
+    code = loader.replace(LOADER_SLOT, json.dumps(names), 1)
     return f'<template id="{SCRIPTS_HOLDER}">{tags}</template><script>{code}</script>'
 
 

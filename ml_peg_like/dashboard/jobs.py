@@ -48,6 +48,7 @@ import diskcache
 from dash import DiskcacheManager
 
 from ..private import (
+    CACHE_ENV,
     PrivateStateError,
     fresh_private_dir,
     private_dir,
@@ -65,7 +66,7 @@ __all__ = [
     "use_secret",
 ]
 
-CACHE_DIR_ENV = "ML_PEG_LIKE_CACHE_DIR"
+CACHE_DIR_ENV = CACHE_ENV  # the one variable of the user's cache (private.py)
 BROKER_ENV = "ML_PEG_LIKE_CELERY_BROKER"
 MAX_JOBS_ENV = "ML_PEG_LIKE_MAX_JOBS"
 DEFAULT_PER_CLIENT = 2  # running + queued jobs of one client

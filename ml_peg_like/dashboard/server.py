@@ -8,6 +8,8 @@ import logging
 import flask
 from werkzeug.exceptions import HTTPException
 
+from ..earlypage import SECURITY_HEADERS
+
 #: the largest settings file the page accepts: a real ML-PEG settings file is ~60 KB (the full
 #: ML-PEG config ~94 KB); a larger file is refused in the browser before it is read or sent
 MAX_UPLOAD_BYTES = 512 * 1024
@@ -19,14 +21,6 @@ STATE_REQUEST_BYTES = 2 * 1024 * 1024
 #: (4/3 of its size, plus the data URL's head), and the page's state
 MAX_REQUEST_BYTES = (MAX_UPLOAD_BYTES * 4) // 3 + 1024 + STATE_REQUEST_BYTES
 
-#: sent with every response: no MIME sniffing, never framed (clickjacking), no referrer to
-#: other sites (the URL holds the user's settings)
-SECURITY_HEADERS = {
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Content-Security-Policy": "frame-ancestors 'none'",
-    "Referrer-Policy": "same-origin",
-}
 
 #: the page's icon (Dash's, versioned by ``?v=<dash version>``) is cached: Chromium asks for the
 #: icon again at every history entry, so without a lifetime every edit (it rewrites the URL) cost

@@ -1,0 +1,200 @@
+"""The address answers from the first moment of ``ml-peg-like serve`` (issue 15, fast start).
+
+Python needs ~1 s to import Dash and build the app; the page's first view (the ranking in the
+page's HTML, ``dashboard/firstview.py``) is then drawn ~0.4 s after the browser asked for it.
+Meanwhile this server already listens (no Dash, no Flask imported here; werkzeug's own server,
+the one Dash's ``app.run`` uses):
+
+* ``GET /`` without a query is answered with **the page the same data, options and code served
+  last time** (kept in the user's private cache, ``private.py``; never beside the data, where
+  someone else might plant a page) with :data:`EARLY_ATTR` on its scripts' ``<template>``;
+  ``assets/loader.js`` then paints it and, before it starts the scripts, asks for the page
+  again (:data:`BOOT_HEADER`), which waits for the app: the app's own page gives the scripts,
+  Dash's config (its per-load ``end_id``) and the first view, which replaces a kept one that
+  differs. A kept page is shown at most until the app is up; the key (:func:`page_key`) only
+  decides whether one is tried.
+* every other request (and ``GET /`` with nothing kept) waits until the app is ready (at most
+  :data:`HOLD_S`), then the app answers it: a browser opened early spins instead of being
+  refused.
+
+Once the app is ready, its page for ``/`` is kept for the next start (``dashboard.run_app``).
+Only for one process (``--workers 1``) and never in Dash's debug mode.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from importlib.util import find_spec
+from pathlib import Path
+
+from .private import PrivateStateError, check_private_dir, private_dir, user_cache_dir
+from .private import write_private as _write_private
+
+#: sent with every response: no MIME sniffing, never framed (clickjacking), no referrer to
+#: other sites (the URL holds the user's settings); the app's (``dashboard/server.py``) and
+#: the early page's
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "Referrer-Policy": "same-origin",
+}
+#: the ``<template>`` that holds the page's scripts until ``assets/loader.js`` adds them
+#: (``dashboard/firstpage.py``)
+SCRIPTS_HOLDER = "mpl-scripts"
+#: set on that template in a kept page: the loader asks for the app's page before it starts
+EARLY_ATTR = "data-early"
+#: the loader's request for the app's own page (never answered from the kept one)
+BOOT_HEADER = "X-Mpl-Boot"
+#: the longest a request waits for the app (a start that takes longer gets a 503)
+HOLD_S = 300.0
+#: kept pages (the newest; one per data set and options)
+MAX_PAGES = 8
+
+WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
+
+
+def pages_dir() -> Path:
+    """Where the kept pages live: ``pages/`` in the user's private cache directory."""
+    return user_cache_dir() / "pages"
+
+
+def _stat(path: Path) -> str:
+    try:
+        st = path.stat()
+    except OSError:
+        return f"{path}:-"
+    return f"{path}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.is_file())
+    return [path]
+
+
+def page_key(data: Iterable[str | os.PathLike | None], options: dict) -> str:
+    """Which kept page to try: the data's files (a directory's files, by path, size and
+    modification time), ``options`` (what the page depends on), this package's files and the
+    versions of Dash and dash-ag-grid (their ``package-info`` and version files), all without
+    reading a file's content or importing them."""
+    h = hashlib.sha256()
+    for item in data:
+        if item is not None:
+            for f in _files(Path(item).resolve()):
+                h.update(_stat(f).encode() + b"\0")
+    h.update(repr(sorted(options.items())).encode() + b"\0")
+    h.update(sys.version.encode() + b"\0")
+    package = Path(__file__).resolve().parent
+    for root, dirs, files in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if not name.endswith((".pyc", ".pyo")):
+                h.update(_stat(Path(root) / name).encode() + b"\0")
+    for name in ("dash", "dash_ag_grid"):
+        spec = find_spec(name)
+        if spec is not None and spec.origin:
+            where = Path(spec.origin).parent
+            for f in ("version.py", "package-info.json", "__init__.py"):
+                h.update(_stat(where / f).encode() + b"\0")
+    return h.hexdigest()[:32]
+
+
+def kept_page(key: str) -> bytes | None:
+    """The page kept under ``key`` in the private cache, or None (none, or a directory that is
+    not private: :func:`~ml_peg_like.private.check_private_dir` refuses it)."""
+    d = pages_dir()
+    try:
+        check_private_dir(d)
+        return (d / f"page-{key}.html").read_bytes()
+    except (OSError, PrivateStateError):
+        return None
+
+
+def keep_page(key: str, page: bytes) -> Path | None:
+    """Keep ``page`` under ``key`` (0600 in a 0700 directory), the :data:`MAX_PAGES` newest;
+    None when the private cache cannot be used."""
+    try:
+        d = private_dir(pages_dir())
+        out = _write_private(d / f"page-{key}.html", page)
+        pages = sorted(d.glob("page-*.html"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in pages[MAX_PAGES:]:
+            old.unlink(missing_ok=True)
+        return out
+    except (OSError, PrivateStateError):
+        return None
+
+
+def mark_early(page: bytes) -> bytes:
+    """``page`` with :data:`EARLY_ATTR` on its scripts' template (unchanged without one)."""
+    holder = f'<template id="{SCRIPTS_HOLDER}"'.encode()
+    return page.replace(holder, holder + f" {EARLY_ATTR}".encode(), 1)
+
+
+class EarlyServer:
+    """A threaded WSGI server listening from the start, answering as the module says."""
+
+    def __init__(self, host: str, port: int, page: bytes | None = None):
+        from werkzeug.serving import make_server
+
+        self.page = mark_early(page) if page is not None else None
+        self.app: WSGIApp | None = None
+        self.ready = threading.Event()
+        self.server = make_server(host, port, self, threaded=True)
+        self.port = self.server.server_port
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def start(self) -> EarlyServer:
+        self.thread.start()
+        return self
+
+    def __call__(self, environ: dict, start_response):
+        app = self.app
+        if app is None:
+            if self.page is not None and self._is_first_page(environ):
+                headers = [
+                    ("Content-Type", "text/html; charset=utf-8"),
+                    ("Content-Length", str(len(self.page))),
+                    ("Cache-Control", "no-store"),
+                    *SECURITY_HEADERS.items(),
+                ]
+                start_response("200 OK", headers)
+                return [self.page]
+            self.ready.wait(HOLD_S)
+            app = self.app
+            if app is None:
+                body = b"the dashboard is still starting; try again in a moment\n"
+                start_response(
+                    "503 Service Unavailable",
+                    [("Content-Type", "text/plain"), ("Retry-After", "5"),
+                     *SECURITY_HEADERS.items()],
+                )  # fmt: skip
+                return [body]
+        return app(environ, start_response)
+
+    @staticmethod
+    def _is_first_page(environ: dict) -> bool:
+        return (
+            environ.get("REQUEST_METHOD") == "GET"
+            and environ.get("PATH_INFO") == "/"
+            and not environ.get("QUERY_STRING")
+            and "HTTP_" + BOOT_HEADER.upper().replace("-", "_") not in environ
+        )
+
+    def adopt(self, app: WSGIApp) -> None:
+        """From now on ``app`` answers every request, the held ones first."""
+        self.app = app
+        self.ready.set()
+
+    def serve(self) -> None:
+        """Block until interrupted (Ctrl-C), then stop listening."""
+        try:
+            while self.thread.is_alive():
+                self.thread.join(0.5)
+        finally:
+            self.server.shutdown()
+            self.server.server_close()

@@ -228,3 +228,32 @@ def test_serve_keeps_its_page_and_answers_it_at_the_next_start(tmp_path):
     assert f'<template id="{SCRIPTS_HOLDER}">'.encode() in kept[0].read_bytes()
     # the first start had nothing kept (its page is the app's); the second answered at once
     assert seen == [(200, False), (200, True)]
+
+
+def test_run_app_sets_dash_up_before_the_held_requests_go_in(tmp_path, cache):
+    """Dash registers its assets' scripts on its first request; the held requests go in at
+    once on ``adopt``: ``run_app`` renders the app's page first (seen without it: a page
+    rendered by one held request while another set Dash up had no asset scripts)."""
+    import gc
+
+    from ml_peg_like.dashboard import run_app
+
+    cfg, raw = small_dataset(tmp_path)
+    app = create_app(cfg, raw)
+    seen = {}
+
+    class Early:
+        def adopt(self, server):
+            seen["set_up"] = app._got_first_request["setup_server"]
+            seen["server"] = server
+
+        def serve(self):
+            seen["served"] = True
+
+    try:
+        assert run_app(app, early=Early(), page_key="k1") == 0
+    finally:
+        gc.unfreeze()
+    assert seen == {"set_up": True, "server": app.server, "served": True}
+    page = kept_page("k1")
+    assert page is not None and b"/assets/firstview.js" in page

@@ -272,9 +272,12 @@ def run_app(
     if early is not None:
         # the server listening since the start (earlypage.py) hands its requests to the app;
         # the app's own first page is kept for the next start
+        # the app's page first: Dash sets itself up on its first request (it registers the
+        # assets' scripts then) and the held requests go in at once: one of them could render
+        # the page before the assets are registered (seen: a page without its assets)
+        page = first_page(app)
         early.adopt(app.server)
-        page = first_page(app) if page_key else None
-        if page is not None:
+        if page_key and page is not None:
             keep_page(page_key, page)
         early.serve()
         return 0

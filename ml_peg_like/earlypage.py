@@ -196,5 +196,10 @@ class EarlyServer:
             while self.thread.is_alive():
                 self.thread.join(0.5)
         finally:
+            self.stop()
+
+    def stop(self) -> None:
+        """Stop listening (a held request's connection is closed unanswered)."""
+        if self.thread.is_alive():
             self.server.shutdown()
-            self.server.server_close()
+        self.server.server_close()

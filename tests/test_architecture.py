@@ -9,6 +9,9 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "ml_peg_like"
 MAX_LINES = 600
 WEB = {"dash", "dash_ag_grid", "plotly", "flask", "werkzeug"}
+#: outside the dashboard, what may be imported of WEB: the server that listens while Dash and
+#: the app load (earlypage.py) is werkzeug's (the one Dash's own ``app.run`` uses); no Dash
+ALLOWED_WEB = {"ml_peg_like.earlypage": {"werkzeug"}}
 
 
 def _modules() -> dict[str, Path]:
@@ -71,9 +74,9 @@ def test_no_module_is_over_600_lines():
 def test_the_engine_imports_no_web_stack():
     _, graph = _graph()
     bad = {
-        m: sorted(outside & WEB)
+        m: sorted(outside & WEB - ALLOWED_WEB.get(m, set()))
         for m, (_, outside) in graph.items()
-        if not m.startswith("ml_peg_like.dashboard") and outside & WEB
+        if not m.startswith("ml_peg_like.dashboard") and outside & WEB - ALLOWED_WEB.get(m, set())
     }
     # the CLI's serve and worker subcommands start the dashboard: they import it, not dash
     assert bad == {}

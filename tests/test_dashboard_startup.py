@@ -101,7 +101,7 @@ def test_a_failed_start_turns_the_collector_back_on(tmp_path):
     assert gc.isenabled()
     args = cli_serve.add_parser(
         __import__("argparse").ArgumentParser().add_subparsers()
-    ).parse_args([str(tmp_path / "missing")])
+    ).parse_args([str(tmp_path / "missing"), "--port", "0"])
     with pytest.raises(Exception):  # noqa: B017 (the CLI turns it into one line, exit code 2)
         cli_serve.run(args)
     assert gc.isenabled()

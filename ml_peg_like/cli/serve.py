@@ -78,8 +78,8 @@ def tune_malloc(matrix_bytes: int) -> dict[int, int]:
 
 def early_server(args) -> tuple[object | None, str | None]:
     """The server that listens while the app is made (``earlypage.py``) and the key of the page
-    it tries; (None, None) with several workers, in debug mode, or when it cannot listen (the
-    app's own server then reports why)."""
+    it tries; (None, None) with several workers or in debug mode. A port that cannot be used
+    ends the start at once, with werkzeug's one-line message (as ``app.run`` would, later)."""
     if args.workers > 1 or args.debug:
         return None, None
     from ..earlypage import EarlyServer, kept_page, page_key
@@ -92,10 +92,7 @@ def early_server(args) -> tuple[object | None, str | None]:
         "broker": bool(args.broker),
     }
     key = page_key([args.config or demo_dir(), args.raw], options)
-    try:
-        server = EarlyServer(args.host, args.port, kept_page(key)).start()
-    except (OSError, SystemExit):
-        return None, None
+    server = EarlyServer(args.host, args.port, kept_page(key)).start()
     print(f"ml-peg-like: listening on http://{args.host}:{server.port}/", flush=True)
     return server, key
 
@@ -123,7 +120,7 @@ def run(args) -> int:
     except BaseException:
         gc.enable()
         if early is not None:
-            early.server.server_close()
+            early.stop()
         raise
     return (
         run_app(

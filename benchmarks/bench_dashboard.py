@@ -14,8 +14,8 @@ Per run: the browser opens the address as soon as the spawned server accepts a c
 (``serve`` listens from its first moment, ``earlypage.py``); then the overview's first rows
 readable from spawn (when the browser painted the first view's best overall score,
 ``dashboard/firstview.py``, by its Element Timing entry; the grid's first cells where the page
-has none; "kept page: k" where the page was the server's kept copy, answered before its app
-was up, "-" where the app answered it), the grid's first overall cells
+has none; per round, "k" where the page was the server's kept copy, answered before its app
+was up), the grid's first overall cells
 from spawn (and HTTP ready: ``/health`` answered), edit -> all responses done (median of
 N threshold edits in the benchmark view of the most influential metric: a capture-phase keydown
 stamps the Enter; done = the later of the first DOM mutation after which every rendered Overall
@@ -368,8 +368,8 @@ def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, brows
         health.start()
         t_goto = time.perf_counter()
         page.goto(url, wait_until="commit")
-        result["kept_page"] = page.evaluate(KEPT)
         page.wait_for_function(FIRST_ROWS, timeout=120_000)
+        result["kept_page"] = page.evaluate(KEPT)  # (the template stays in the page)
         result["first_cells_s"] = time.perf_counter() - t_spawn
         health.join(120)
         result["http_ready_s"] = ready[0] if ready else float("nan")
@@ -447,7 +447,9 @@ def _merge(runs: list[dict]) -> dict:
         out[k] = statistics.median(r[k] for r in runs)
     out["edit_ms"] = [t for r in runs for t in r["edit_ms"]]
     out["round_ms"] = [round(r["median_ms"]) for r in runs]
-    out["kept"] = "".join("k" if r.get("kept_page") else "-" for r in runs)
+    out["kept"] = " ".join(
+        f"{r['first_seen_s']:.2f}{'k' if r.get('kept_page') else ''}" for r in runs
+    )
     out["server_ms"] = statistics.median(r.get("server_ms", float("nan")) for r in runs)
     return out
 
@@ -480,7 +482,7 @@ def main(argv=None) -> int:
             for tag, r in (("before", before), ("after", after)):
                 print(
                     f"{name} {r['models']}x{r['metrics']} | {tag} | {r['first_seen_s']:.2f} "
-                    f"(kept page: {r['kept']}) | "
+                    f"(rounds: {r['kept']}) | "
                     f"{r['first_cells_s']:.2f} "
                     f"({r['http_ready_s']:.2f}) | {r['median_ms']:.0f} (rounds {r['round_ms']}) | "
                     f"{r['edit_kib']:.1f} | {r['layout_kib']:.0f} | {r['rss_mib']:.0f}",

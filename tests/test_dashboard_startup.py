@@ -46,6 +46,17 @@ NOT_AT_START = (
 )
 
 
+def _run_fresh(code: str, tmp_path) -> dict:
+    """Run ``code`` in a fresh interpreter (its private cache in ``tmp_path``); the JSON it
+    printed last."""
+    env = {**os.environ, "ML_PEG_LIKE_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def _chunk_url(ns: str, path: str) -> str:
     return f"/_dash-component-suites/{ns}/{path}"
 
@@ -79,16 +90,7 @@ def test_serve_starts_without_what_the_first_page_does_not_need(tmp_path):
         print(json.dumps(seen))
         """
     )
-    env = {**os.environ, "ML_PEG_LIKE_CACHE_DIR": str(tmp_path / "cache")}
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-        env=env,
-    )
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    seen = _run_fresh(code, tmp_path)
     assert seen["imported"] == []
     assert seen["gc_on_at_run_app"] is False
     assert seen["gc_on_when_serving"] is True
@@ -218,16 +220,7 @@ def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path):
         print(json.dumps(seen))
         """
     )
-    env = {**os.environ, "ML_PEG_LIKE_CACHE_DIR": str(tmp_path / "cache")}
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-        env=env,
-    )
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    seen = _run_fresh(code, tmp_path)
     assert seen == {
         "static": [200, 200],
         "at_serve": False,

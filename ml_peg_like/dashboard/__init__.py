@@ -270,11 +270,11 @@ def run_app(
         # what the first page does not need is imported then, not on the first edit (warm.py)
         warmer.start()
     if early is not None:
-        # the server listening since the start (earlypage.py) hands its requests to the app;
-        # the app's own first page is kept for the next start
-        # the app's page first: Dash sets itself up on its first request (it registers the
-        # assets' scripts then) and the held requests go in at once: one of them could render
-        # the page before the assets are registered (seen: a page without its assets)
+        # the server listening since the start (earlypage.py) hands its requests to the app,
+        # and the app's page is kept for the next start. The page is made first: Dash sets
+        # itself up on its first request (it registers the assets' scripts then) and the held
+        # requests go in at once; one of them could render the page before the assets are
+        # registered (seen: a page without its asset scripts)
         page = first_page(app)
         early.adopt(app.server)
         if page_key and page is not None:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from ml_peg_like.dashboard.firstpage import ASSETS_IGNORE
+from ml_peg_like.dashboard.firstpage import ASSETS_IGNORE, LOADER_SCRIPT, LOADER_SLOT
 
 pytestmark = [pytest.mark.wheel]
 
@@ -190,10 +190,16 @@ def test_installed_wheel_serves_the_demo_with_every_asset(wheel_file, tmp_path):
             assert status == 200, f"{u}: HTTP {status}"
 
         # every custom asset is referenced by the page and served byte for byte from the wheel,
-        # or written into the page's head (the style sheets and the theme: firstpage.py)
+        # or written into the page's head (the style sheets and the theme: firstpage.py), or
+        # after its scripts (the loader that starts them after the first paint)
         text = page.decode("utf-8")
         head = text[: text.index("</head>")]
         for asset in _custom_assets():
+            if asset.name == LOADER_SCRIPT:  # written after the template of the page's scripts
+                code = asset.read_text(encoding="utf-8").split(LOADER_SLOT)[0]
+                assert code in text[text.index("</template>") :], "loader.js is not in the page"
+                assert not [u for u in urls if u.split("?")[0] == f"/assets/{asset.name}"]
+                continue
             if re.search(ASSETS_IGNORE, asset.name):
                 inline = asset.read_text(encoding="utf-8").replace("</", "<\\/")
                 assert inline in head, f"{asset.name} is not in the page's head"

@@ -50,13 +50,14 @@
   }
 
   // the files after the first inline script wait for it to run; fetched now, together with
-  // the first run's, they are there when their turn comes (the same request as the element's)
-  function prefetch() {
+  // the first run's, they are there when their turn comes (the same request as the element's).
+  // all: every file (a kept page's, asked for while the app's own page is awaited)
+  function prefetch(all) {
     var inline = false;
     for (var k = 0; k < list.length; k++) {
       var s = list[k];
       if (!s.hasAttribute("src")) inline = true;
-      else if (inline) {
+      else if (inline || all) {
         var link = document.createElement("link");
         link.rel = "preload";
         link.as = "script";
@@ -66,8 +67,8 @@
     }
   }
 
-  function run() {
-    prefetch();
+  function run(fetched) {
+    if (!fetched) prefetch(false);
     next();
   }
 
@@ -86,6 +87,7 @@
   }
 
   function boot() {
+    prefetch(true); // the server answers them with the app's page, once the app is up
     var headers = {};
     headers[names.boot] = "1";
     fetch(location.pathname + location.search, { headers: headers, credentials: "same-origin" })
@@ -96,7 +98,9 @@
         if (text) fresh(text);
       })
       .catch(function () {}) // the kept scripts then: the page still starts
-      .then(run);
+      .then(function () {
+        run(true);
+      });
   }
 
   function start() {
@@ -105,7 +109,7 @@
     setTimeout(function () {
       // after the frame this callback belongs to is painted
       if (kept && kept.hasAttribute(names.early)) boot();
-      else run();
+      else run(false);
     }, 0);
   }
 

@@ -277,7 +277,7 @@ def test_static_html_writes_only_what_is_safe():
     )
     out = static_html(layout)
     assert ' id="' not in out and "secret" not in out and "hidden" not in out
-    assert '<span class="c" title="&lt;t&gt;" data-k="v">a &quot;b&quot; &lt;i&gt;</span>' in out
+    assert '<span class="c" data-k="v" title="&lt;t&gt;">a &quot;b&quot; &lt;i&gt;</span>' in out
     assert "<a>bad</a>" in out and '<a href="#robustness">ok</a>' in out
     assert 'style="margin-top:4px;opacity:0.5"' in out
     assert '<input type="text" value="1&quot;2" placeholder="p" class="" disabled>' in out

@@ -257,3 +257,21 @@ def test_run_app_sets_dash_up_before_the_held_requests_go_in(tmp_path, cache):
     assert seen == {"set_up": True, "server": app.server, "served": True}
     page = kept_page("k1")
     assert page is not None and b"/assets/firstview.js" in page
+
+
+def test_the_page_is_the_same_from_one_start_to_the_next(tmp_path):
+    """Two starts (other hash seeds) serve the same page but for Dash's per-load end id, so a
+    kept page is the app's own (the loader replaces nothing)."""
+    code = (
+        "import sys; from ml_peg_like import load_dataset; from ml_peg_like.resources import "
+        "demo_dir; from ml_peg_like.dashboard import create_app, first_page; "
+        "sys.stdout.buffer.write(first_page(create_app(*load_dataset(demo_dir()))))"
+    )
+    pages = []
+    for seed in ("1", "5"):  # two seeds that order a set of aria-* props differently
+        env = {**os.environ, "PYTHONHASHSEED": seed, "ML_PEG_LIKE_CACHE_DIR": str(tmp_path)}
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, timeout=120, env=env, check=True
+        ).stdout
+        pages.append(re.sub(rb'"end_id":"[^"]*"', b"", out))
+    assert pages[0] == pages[1] and b'id="mpl-first"' in pages[0]

@@ -200,7 +200,9 @@ def _css(style: Mapping[str, Any]) -> str:
 
 def _attrs(props: Mapping[str, Any]) -> str:
     out = []
-    for k, v in props.items():
+    # by name: a component keeps its data-* / aria-* props in a hash order, and the page is
+    # the same from one start to the next (a kept page, earlypage.py, is then the app's own)
+    for k, v in sorted(props.items()):
         name = ATTRS.get(k) or (k if k.startswith(("data-", "aria-")) else None)
         if name == "href" and not SAFE_HREF.match(str(v)):
             continue  # a link goes to the page, a path or the web, never runs a script

@@ -29,6 +29,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -36,8 +37,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from bench_dashboard import ALL_DONE, INSTALL, datasets, measure, typed_edit  # noqa: E402
-from bench_dashboard import write_dataset as write_bench_dataset  # noqa: E402
+from bench_dashboard import (  # noqa: E402
+    ALL_DONE,
+    INSTALL,
+    datasets,
+    measure,
+    typed_edit,
+    write_dataset,
+)
 from browser_utils import chromium  # noqa: E402
 
 N_SCORES = 15  # score columns of the floor's grid (a benchmark view of ~10 metrics)
@@ -181,11 +188,9 @@ def main(argv=None) -> int:
                 flush=True,
             )
         if args.ours:
-            import tempfile
-
             root = Path(args.data or tempfile.mkdtemp(prefix="bench-floor-"))
             for name, cfg, raw in datasets(set(args.ours.split(","))):
-                d = write_bench_dataset(name, cfg, raw, root)
+                d = write_dataset(name, cfg, raw, root)
                 r = measure(name, cfg, raw, args.edits, d, False, browser)
                 print(
                     f"this dashboard, {name} | {r['median_ms']:.1f} (server "

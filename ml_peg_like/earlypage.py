@@ -31,8 +31,14 @@ from collections.abc import Callable, Iterable
 from importlib.util import find_spec
 from pathlib import Path
 
-from .private import PrivateStateError, check_private_dir, private_dir, user_cache_dir
-from .private import write_private as _write_private
+from .private import (
+    PrivateStateError,
+    check_private_dir,
+    private_dir,
+    user_cache_dir,
+    write_private,
+)
+from .resources import assets_dir
 
 #: sent with every response: no MIME sniffing, never framed (clickjacking), no referrer to
 #: other sites (the URL holds the user's settings); the app's (``dashboard/server.py``) and
@@ -79,8 +85,8 @@ def _files(path: Path) -> list[Path]:
 
 def page_key(data: Iterable[str | os.PathLike | None], options: dict) -> str:
     """Which kept page to try: the data's files (a directory's files, by path, size and
-    modification time), ``options`` (what the page depends on), this package's files and the
-    versions of Dash and dash-ag-grid (their ``package-info`` and version files), all without
+    modification time), ``options`` (what the page depends on), this package's files and its
+    assets (the page inlines the style sheets, the theme and the loader) and the versions of Dash and dash-ag-grid (their ``package-info`` and version files), all without
     reading a file's content or importing them."""
     h = hashlib.sha256()
     for item in data:
@@ -90,11 +96,16 @@ def page_key(data: Iterable[str | os.PathLike | None], options: dict) -> str:
     h.update(repr(sorted(options.items())).encode() + b"\0")
     h.update(sys.version.encode() + b"\0")
     package = Path(__file__).resolve().parent
-    for root, dirs, files in os.walk(package):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
-            if not name.endswith((".pyc", ".pyo")):
-                h.update(_stat(Path(root) / name).encode() + b"\0")
+    code = [package]
+    assets = assets_dir().resolve()  # the page inlines some (a checkout keeps them outside)
+    if package not in assets.parents:
+        code.append(assets)
+    for top in code:
+        for root, dirs, files in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if not name.endswith((".pyc", ".pyo")):
+                    h.update(_stat(Path(root) / name).encode() + b"\0")
     for name in ("dash", "dash_ag_grid"):
         spec = find_spec(name)
         if spec is not None and spec.origin:
@@ -120,7 +131,7 @@ def keep_page(key: str, page: bytes) -> Path | None:
     None when the private cache cannot be used."""
     try:
         d = private_dir(pages_dir())
-        out = _write_private(d / f"page-{key}.html", page)
+        out = write_private(d / f"page-{key}.html", page)
         pages = sorted(d.glob("page-*.html"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in pages[MAX_PAGES:]:
             old.unlink(missing_ok=True)

@@ -99,8 +99,9 @@ def private_dir(path: str | os.PathLike) -> Path:
 def user_cache_dir() -> Path:
     """The user's cache directory: ``$ML_PEG_LIKE_CACHE_DIR``, else ``ml-peg-like-UID`` in the
     temporary directory (its subdirectories are made and checked with :func:`private_dir`)."""
+    uid = _uid()
     base = os.environ.get(CACHE_ENV) or os.path.join(
-        tempfile.gettempdir(), f"ml-peg-like-{_uid() if _uid() is not None else 'u'}"
+        tempfile.gettempdir(), f"ml-peg-like-{uid if uid is not None else 'u'}"
     )
     return Path(base)
 

@@ -31,6 +31,7 @@ from ml_peg_like.earlypage import (
     page_key,
     pages_dir,
 )
+from ml_peg_like.resources import assets_dir
 
 PAGE = f'<html><body><p>kept</p><template id="{SCRIPTS_HOLDER}"></template></body></html>'
 
@@ -141,7 +142,17 @@ def test_the_page_key_follows_the_data_and_the_options(tmp_path):
     assert key2 != key
     st = (data / "config.yml").stat()
     os.utime(data / "config.yml", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # changed
-    assert page_key([data, None], {"full_table": False}) != key2
+    key3 = page_key([data, None], {"full_table": False})
+    assert key3 != key2
+    # an asset the page inlines (the loader), changed: another key (a checkout keeps the
+    # assets outside the package)
+    loader = assets_dir() / "loader.js"
+    st = loader.stat()
+    try:
+        os.utime(loader, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+        assert page_key([data, None], {"full_table": False}) != key3
+    finally:
+        os.utime(loader, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
 @pytest.mark.browser

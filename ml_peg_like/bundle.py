@@ -51,6 +51,8 @@ def _json_value(v: Any) -> Any:
     """A threshold or parameter as JSON: a number, ``{"model": NAME}``, ``"best"``/``"worst"``."""
     if isinstance(v, ModelRef):
         return {"model": v.model}
+    if isinstance(v, dict):  # {model: NAME} as metric_to_dict writes it
+        return {"model": str(v["model"])}
     if isinstance(v, bool) or v is None or isinstance(v, str):
         return v
     return float(v)

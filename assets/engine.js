@@ -1,0 +1,1149 @@
+/*
+ * The scoring engine in JavaScript: a board bundle (ml_peg_like/bundle.py) + changes ->
+ * metric, benchmark, category and overall scores, coverage, reasons, vetoes and ranks.
+ *
+ * The Python engine (ml_peg_like.scoring, ml_peg_like.aggregation, ml_peg_like.normalisers)
+ * is the reference: this file computes the same numbers (tests/test_engine_js.py holds them
+ * equal in Chromium). Pure: no DOM, no Dash, no side effect but defining window.mplEngine in a
+ * browser (module.exports in Node). See docs/ENGINE-JS.md.
+ *
+ * Matrices are Float64Arrays in column-major order: cell (model i, column j) of an n-model
+ * matrix is at i + j * n. NaN = missing.
+ */
+(function (root, factory) {
+  "use strict";
+  if (typeof module === "object" && module.exports) {
+    module.exports = factory();
+  } else {
+    root.mplEngine = factory();
+  }
+})(typeof self !== "undefined" ? self : this, function () {
+  "use strict";
+
+  /** Two overall scores tie when |a - b| <= RANK_RTOL * max(|a|, |b|). */
+  var RANK_RTOL = 1e-9;
+  /** Why a score is missing (ml_peg_like.aggregation): 0 = present. */
+  var REASON = { PRESENT: 0, NO_DATA: 1, NO_THRESHOLD: 2, EXCLUDED: 3, INVALIDATED: 4 };
+  var SKIP = "skip";
+  var DATA_THRESHOLDS = ["best", "worst"];
+  var NEW = "new";
+  var NO_SCORE = "no score";
+  var LN_09 = -Math.log(0.9);
+
+  // ---------------------------------------------------------------------------------------
+  // Python-like texts (the messages are the Python engine's)
+  // ---------------------------------------------------------------------------------------
+
+  /** Python's repr() of a str. */
+  function pyStrRepr(s) {
+    var q = s.indexOf("'") >= 0 && s.indexOf('"') < 0 ? '"' : "'";
+    var out = q;
+    for (var k = 0; k < s.length; k++) {
+      var ch = s[k];
+      var code = s.charCodeAt(k);
+      if (ch === "\\") out += "\\\\";
+      else if (ch === q) out += "\\" + q;
+      else if (ch === "\n") out += "\\n";
+      else if (ch === "\r") out += "\\r";
+      else if (ch === "\t") out += "\\t";
+      else if (code < 0x20 || (code >= 0x7f && code < 0xa0)) {
+        out += "\\x" + (code < 16 ? "0" : "") + code.toString(16);
+      } else out += ch;
+    }
+    return out + q;
+  }
+
+  /** Digits and decimal exponent of |x| as toExponential gives them. */
+  function expParts(x, digits) {
+    var t = Math.abs(x).toExponential(digits);
+    var at = t.indexOf("e");
+    return { mant: t.slice(0, at).replace(".", ""), exp: parseInt(t.slice(at + 1), 10) };
+  }
+
+  function pyExp(e) {
+    var a = Math.abs(e);
+    return (e < 0 ? "e-" : "e+") + (a < 10 ? "0" : "") + a;
+  }
+
+  function nonFinite(x) {
+    if (x !== x) return "nan";
+    return x > 0 ? "inf" : "-inf";
+  }
+
+  /** Python's repr() of a float (shortest round-trip digits). */
+  function pyFloatRepr(x) {
+    if (!isFinite(x)) return nonFinite(x);
+    if (x === 0) return 1 / x < 0 ? "-0.0" : "0.0";
+    var p = expParts(x, undefined);
+    var sign = x < 0 ? "-" : "";
+    var d = p.mant;
+    if (p.exp < -4 || p.exp >= 16) {
+      return sign + d[0] + (d.length > 1 ? "." + d.slice(1) : "") + pyExp(p.exp);
+    }
+    return sign + fixedFrom(d, p.exp, true);
+  }
+
+  /** Digits d (d[0] at 10^e) as a fixed-point text; ``point``: always keep ".0". */
+  function fixedFrom(d, e, point) {
+    var s;
+    if (e < 0) s = "0." + "0".repeat(-e - 1) + d;
+    else if (d.length <= e + 1) s = d + "0".repeat(e + 1 - d.length) + (point ? ".0" : "");
+    else s = d.slice(0, e + 1) + "." + d.slice(e + 1);
+    return s;
+  }
+
+  /** Python's format(x, "g"): 6 significant digits, trailing zeros dropped. */
+  function fmtG(x) {
+    if (!isFinite(x)) return nonFinite(x);
+    if (x === 0) return 1 / x < 0 ? "-0" : "0";
+    var p = expParts(x, 5);
+    var d = p.mant.replace(/0+$/, "");
+    var sign = x < 0 ? "-" : "";
+    if (p.exp < -4 || p.exp >= 6) {
+      return sign + d[0] + (d.length > 1 ? "." + d.slice(1) : "") + pyExp(p.exp);
+    }
+    return sign + fixedFrom(d, p.exp, false);
+  }
+
+  /** Python's repr() of a JSON value (a whole number reads as a Python int). */
+  function pyRepr(v) {
+    if (v === null || v === undefined) return "None";
+    if (v === true) return "True";
+    if (v === false) return "False";
+    if (typeof v === "number") {
+      return Number.isInteger(v) && Math.abs(v) < 1e16 ? String(v) : pyFloatRepr(v);
+    }
+    if (typeof v === "string") return pyStrRepr(v);
+    if (Array.isArray(v)) return "[" + v.map(pyRepr).join(", ") + "]";
+    return (
+      "{" +
+      Object.keys(v)
+        .map(function (k) {
+          return pyStrRepr(k) + ": " + pyRepr(v[k]);
+        })
+        .join(", ") +
+      "}"
+    );
+  }
+
+  /** A value for a message, at most 60 characters (ml_peg_like.config.fields.fmt). */
+  function fmt(v) {
+    var t = pyRepr(v);
+    return t.length <= 60 ? t : t.slice(0, 57) + "...";
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // One field of the config (ml_peg_like.config.fields): a problem names where it is
+  // ---------------------------------------------------------------------------------------
+
+  var FLOAT_TEXT = /^[+-]?(?:(?:\d(?:_?\d)*)(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?$/;
+  var SPECIAL_TEXT = /^([+-]?)(inf|infinity|nan)$/i;
+
+  /** Python's float(text) (NaN for text it refuses; null when refused). */
+  function pyFloat(text) {
+    var s = text.trim();
+    var sp = SPECIAL_TEXT.exec(s);
+    if (sp) {
+      if (sp[2].toLowerCase() === "nan") return NaN;
+      return sp[1] === "-" ? -Infinity : Infinity;
+    }
+    if (!FLOAT_TEXT.test(s)) return null;
+    return Number(s.replace(/_/g, ""));
+  }
+
+  function isMapping(v) {
+    return v !== null && typeof v === "object" && !Array.isArray(v);
+  }
+
+  function parseNumber(value, where, problems) {
+    var v = value;
+    if (typeof v === "string") {
+      v = pyFloat(v);
+      if (v === null) {
+        problems.push({ where: where, message: "expected a number, got " + fmt(value) });
+        return null;
+      }
+    } else if (typeof v !== "number") {
+      problems.push({ where: where, message: "expected a number, got " + fmt(value) });
+      return null;
+    }
+    if (!isFinite(v)) {
+      problems.push({ where: where, message: "expected a finite number, got " + pyFloatRepr(v) });
+      return null;
+    }
+    return v;
+  }
+
+  function parseWeight(value, where, problems) {
+    var n = problems.length;
+    var w = parseNumber(value, where, problems);
+    if (problems.length > n || w === null) return null;
+    if (w < 0) {
+      problems.push({ where: where, message: "weight must be >= 0, got " + fmtG(w) });
+      return null;
+    }
+    return w;
+  }
+
+  /** A number, {model: NAME}, or (when dataOk) "best"/"worst". */
+  function parseThreshold(value, where, problems, dataOk) {
+    if (isMapping(value)) {
+      var keys = Object.keys(value);
+      var name = value.model;
+      var ok = typeof name === "string" || typeof name === "number" || typeof name === "boolean";
+      if (keys.length !== 1 || keys[0] !== "model" || !ok) {
+        problems.push({
+          where: where,
+          message: "expected a number or {model: NAME}, got " + fmt(value),
+        });
+        return null;
+      }
+      var text = typeof name === "string" ? name : pyRepr(name);
+      if (!text.trim()) {
+        problems.push({ where: where, message: "model name is empty" });
+        return null;
+      }
+      return { model: text };
+    }
+    if (typeof value === "string" && DATA_THRESHOLDS.indexOf(value.trim().toLowerCase()) >= 0) {
+      if (!dataOk) {
+        problems.push({ where: where, message: "'" + value + "' is allowed only for good and bad" });
+        return null;
+      }
+      return value.trim().toLowerCase();
+    }
+    return parseNumber(value, where, problems);
+  }
+
+  function parseMissing(value, where, problems, policies) {
+    if (value === null || value === undefined) return null;
+    var v = (typeof value === "string" ? value : pyRepr(value)).trim().toLowerCase();
+    if (policies.indexOf(v) < 0) {
+      var names = policies.map(pyStrRepr).join(" or ");
+      problems.push({ where: where, message: "expected " + names + ", got " + fmt(value) });
+      return null;
+    }
+    return v;
+  }
+
+  function parseText(value, where, problems) {
+    if (value === null || value === undefined) return;
+    if (typeof value !== "string" && typeof value !== "number") {
+      problems.push({ where: where, message: "expected text, got " + fmt(value) });
+    }
+  }
+
+  function parseMeta(value, where, problems) {
+    if (value === null || value === undefined) return;
+    if (!isMapping(value)) {
+      problems.push({ where: where, message: "expected a mapping of names to values" });
+      return;
+    }
+    Object.keys(value).forEach(function (k) {
+      var v = value[k];
+      if (v !== null && typeof v === "object") {
+        problems.push({ where: where + "." + k, message: "expected a plain value, got " + fmt(v) });
+      }
+    });
+  }
+
+  function checkKeys(raw, allowed, where, problems, what) {
+    var names = allowed.slice().sort().join(", ");
+    Object.keys(raw).forEach(function (k) {
+      if (allowed.indexOf(k) < 0) {
+        problems.push({
+          where: where + "." + k,
+          message: "unknown key for a " + what + " (allowed: " + names + ")",
+        });
+      }
+    });
+  }
+
+  function has(raw, key) {
+    return Object.prototype.hasOwnProperty.call(raw, key) && raw[key] !== null && raw[key] !== undefined;
+  }
+
+  function sameThreshold(a, b) {
+    if (isMapping(a) && isMapping(b)) return a.model === b.model;
+    return a === b;
+  }
+
+  /** good/bad of a threshold normaliser (problems appended); [good, bad]. */
+  function parseThresholds(raw, where, problems, norm, better) {
+    var good = null;
+    var bad = null;
+    ["good", "bad"].forEach(function (key) {
+      if (!has(raw, key)) {
+        problems.push({ where: where + "." + key, message: "missing: '" + norm.name + "' needs good and bad" });
+      }
+    });
+    if (has(raw, "good")) good = parseThreshold(raw.good, where + ".good", problems, true);
+    if (has(raw, "bad")) bad = parseThreshold(raw.bad, where + ".bad", problems, true);
+    if (typeof good === "number" && typeof bad === "number") {
+      if (good === bad) {
+        problems.push({ where: where + ".good", message: "good and bad must differ (both " + fmtG(good) + ")" });
+      } else if (better && better !== (good < bad ? "lower" : "higher")) {
+        problems.push({
+          where: where + ".better",
+          message: "says " + better + " is better but good=" + fmtG(good) + ", bad=" + fmtG(bad),
+        });
+      }
+    }
+    var data = DATA_THRESHOLDS.indexOf(good) >= 0 || DATA_THRESHOLDS.indexOf(bad) >= 0;
+    if (data && better === null) {
+      problems.push({ where: where + ".better", message: "'best'/'worst' thresholds need better: lower|higher" });
+    }
+    if (good !== null && typeof good !== "number" && sameThreshold(good, bad)) {
+      problems.push({ where: where + ".good", message: "good and bad must differ" });
+    }
+    return [good, bad];
+  }
+
+  function noThresholds(raw, where, problems, norm) {
+    ["good", "bad"].forEach(function (key) {
+      if (has(raw, key)) {
+        var names = norm.params.map(function (p) { return p.name; }).join(", ");
+        problems.push({
+          where: where + "." + key,
+          message: "'" + norm.name + "' takes no " + key + " threshold (its parameters: " + names + ")",
+        });
+      }
+    });
+  }
+
+  function parseParam(spec, raw, where, problems, norm) {
+    var pw = where + "." + spec.name;
+    if (!has(raw, spec.name)) {
+      if (spec["default"] === null && !spec.optional) {
+        problems.push({ where: pw, message: "missing: '" + norm.name + "' needs " + spec.name });
+      }
+      return null;
+    }
+    var v = spec.model_ref
+      ? parseThreshold(raw[spec.name], pw, problems, false)
+      : parseNumber(raw[spec.name], pw, problems);
+    if (typeof v === "number") {
+      if (spec.positive && v <= 0) {
+        problems.push({ where: pw, message: "must be > 0, got " + fmtG(v) });
+        return null;
+      }
+      if (spec.greater_than !== null && v <= spec.greater_than) {
+        problems.push({ where: pw, message: "must be > " + fmtG(spec.greater_than) + ", got " + fmtG(v) });
+        return null;
+      }
+    }
+    return v;
+  }
+
+  function parseBetter(raw, where, problems) {
+    if (!has(raw, "better")) return null;
+    var b = (typeof raw.better === "string" ? raw.better : pyRepr(raw.better)).trim().toLowerCase();
+    if (b !== "lower" && b !== "higher") {
+      problems.push({ where: where + ".better", message: "expected 'lower' or 'higher', got " + fmt(raw.better) });
+      return null;
+    }
+    return b;
+  }
+
+  function lookupNormaliser(board, raw, where, problems) {
+    var name = has(raw, "normaliser") ? raw.normaliser : "linear";
+    var text = typeof name === "string" ? name : pyRepr(name);
+    var norm = board.normalisers[text];
+    if (!norm) {
+      problems.push({
+        where: where + ".normaliser",
+        message: "unknown normaliser " + fmt(name) + " (known: " + board.normaliserNames.join(", ") + ")",
+      });
+      return null;
+    }
+    if (!norm.js) {
+      problems.push({
+        where: where + ".normaliser",
+        message: "normaliser '" + text + "' is registered in Python only: scored on the server only",
+      });
+      return null;
+    }
+    return norm;
+  }
+
+  /** A metric's settings (its config entry ``raw``) validated as parse_metric does. */
+  function parseMetric(board, raw, where, problems) {
+    var n0 = problems.length;
+    var norm = lookupNormaliser(board, raw, where, problems);
+    if (norm === null) return null;
+    var allowed = board.metricKeys.concat(norm.params.map(function (p) { return p.name; }));
+    checkKeys(raw, allowed, where, problems, "'" + norm.name + "' metric");
+    var better = parseBetter(raw, where, problems);
+    var gb = [null, null];
+    if (norm.uses_thresholds) gb = parseThresholds(raw, where, problems, norm, better);
+    else noThresholds(raw, where, problems, norm);
+    var params = {};
+    norm.params.forEach(function (spec) {
+      var v = parseParam(spec, raw, where, problems, norm);
+      if (v !== null) params[spec.name] = v;
+    });
+    var wv = Object.prototype.hasOwnProperty.call(raw, "weight") ? raw.weight : 1.0;
+    var weight = parseWeight(wv, where + ".weight", problems);
+    parseText(raw.unit, where + ".unit", problems);
+    parseText(raw.description, where + ".description", problems);
+    parseMeta(raw.meta, where + ".meta", problems);
+    if (problems.length > n0) return null;
+    return { norm: norm, good: gb[0], bad: gb[1], weight: weight, better: better, params: params };
+  }
+
+  /** A metric's value of field ``name`` (a parameter's default when it is not set). */
+  function metricValue(pm, name) {
+    if (name === "good") return pm.good;
+    if (name === "bad") return pm.bad;
+    if (Object.prototype.hasOwnProperty.call(pm.params, name)) return pm.params[name];
+    for (var k = 0; k < pm.norm.params.length; k++) {
+      if (pm.norm.params[k].name === name) return pm.norm.params[k]["default"];
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // prepare: the bundle decoded and compiled once
+  // ---------------------------------------------------------------------------------------
+
+  function decodeBase64(b64) {
+    if (typeof atob === "function") {
+      var bin = atob(b64);
+      var bytes = new Uint8Array(bin.length);
+      for (var k = 0; k < bin.length; k++) bytes[k] = bin.charCodeAt(k);
+      return bytes.buffer;
+    }
+    var buf = Buffer.from(b64, "base64"); // Node
+    return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+  }
+
+  function littleEndian() {
+    return new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
+  }
+
+  /** The raw matrix (column-major Float64Array) of the bundle's ``raw``. */
+  function decodeMatrix(enc) {
+    if (enc.dtype !== "<f8" || enc.order !== "F") {
+      throw new Error("engine: raw matrix must be little-endian float64, column-major");
+    }
+    var buf = decodeBase64(enc.b64);
+    var n = enc.shape[0] * enc.shape[1];
+    if (buf.byteLength !== 8 * n) {
+      throw new Error("engine: raw matrix holds " + buf.byteLength + " bytes, expected " + 8 * n);
+    }
+    if (littleEndian()) return new Float64Array(buf);
+    var view = new DataView(buf);
+    var out = new Float64Array(n);
+    for (var k = 0; k < n; k++) out[k] = view.getFloat64(8 * k, true);
+    return out;
+  }
+
+  function flattenTree(board, cats) {
+    cats.forEach(function (c, ci) {
+      board.cats.push({ name: c.name, path: c.path, weight: c.weight, missing: c.missing });
+      board.benchStarts.push(board.benches.length);
+      c.benchmarks.forEach(function (b) {
+        board.benches.push({ name: b.name, path: b.path, weight: b.weight, cat: ci });
+        board.metricStarts.push(board.metrics.length);
+        b.metrics.forEach(function (m) {
+          board.metrics.push({ name: m.name, path: m.path, column: m.column, fields: m.fields, bench: board.benches.length - 1 });
+        });
+      });
+    });
+  }
+
+  /** Full key paths, then the short forms Benchmark and Benchmark/Metric (full paths win). */
+  function buildIndex(board) {
+    var idx = new Map();
+    board.cats.forEach(function (c, k) { idx.set(c.path, { kind: "cat", i: k }); });
+    board.benches.forEach(function (b, k) { idx.set(b.path, { kind: "bench", i: k }); });
+    board.metrics.forEach(function (m, k) { idx.set(m.path, { kind: "metric", i: k }); });
+    board.benches.forEach(function (b, k) {
+      if (!idx.has(b.name)) idx.set(b.name, { kind: "bench", i: k });
+    });
+    board.metrics.forEach(function (m, k) {
+      var short = board.benches[m.bench].name + "/" + m.name;
+      if (!idx.has(short)) idx.set(short, { kind: "metric", i: k });
+    });
+    return idx;
+  }
+
+  function defaultState(board) {
+    var problems = [];
+    var metric = board.metrics.map(function (m) {
+      return parseMetric(board, m.fields, m.path, problems);
+    });
+    return {
+      metric: metric,
+      benchW: board.benches.map(function (b) { return b.weight; }),
+      catW: board.cats.map(function (c) { return c.weight; }),
+      catMissing: board.cats.map(function (c) { return c.missing; }),
+      missing: board.missing,
+      problems: problems,
+    };
+  }
+
+  /** The bundle decoded once: the raw matrix, the tree as arrays, the default settings. */
+  function prepare(bundle) {
+    if (!bundle || bundle.version !== 1) {
+      throw new Error("engine: expected a bundle of version 1, got " + (bundle && bundle.version));
+    }
+    var board = {
+      n: bundle.models.length,
+      m: bundle.metric_columns.length,
+      models: bundle.models.slice(),
+      modelIndex: new Map(),
+      raw: decodeMatrix(bundle.raw),
+      cats: [],
+      benches: [],
+      metrics: [],
+      metricStarts: [],
+      benchStarts: [],
+      normalisers: {},
+      normaliserNames: Object.keys(bundle.normalisers).sort(),
+      metricKeys: bundle.metric_keys.slice(),
+      policies: bundle.policies.slice(),
+      missing: bundle.missing,
+      unsupported: bundle.unsupported.slice(),
+    };
+    board.models.forEach(function (name, i) {
+      board.modelIndex.set(name, i); // the last of equal names, as a Python dict keeps it
+    });
+    Object.keys(bundle.normalisers).forEach(function (name) {
+      var d = bundle.normalisers[name];
+      board.normalisers[name] = { name: name, uses_thresholds: d.uses_thresholds, params: d.params, js: d.js };
+    });
+    flattenTree(board, bundle.categories);
+    board.metricStarts = Int32Array.from(board.metricStarts);
+    board.benchStarts = Int32Array.from(board.benchStarts);
+    board.index = buildIndex(board);
+    var col = new Map();
+    board.metrics.forEach(function (m, j) { col.set(m.path, j); });
+    board.vetoes = bundle.vetoes.map(function (v) {
+      return { metric: v.metric, side: v.side, limit: v.limit, col: col.get(v.metric) };
+    });
+    if (board.unsupported.length === 0) {
+      board.defaults = defaultState(board);
+      board.defaultZero = new Set(zeroWeightProblems(board, board.defaults).map(function (p) { return p.where; }));
+    }
+    return board;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Changes: {key path: {field: value}} onto the defaults (Config.apply_changes)
+  // ---------------------------------------------------------------------------------------
+
+  function applyRoot(board, fields, st, problems) {
+    Object.keys(fields).forEach(function (k) {
+      if (k !== "missing") {
+        problems.push({ where: k.slice(0, 80), message: "only 'missing' can be changed here" });
+        return;
+      }
+      var v = parseMissing(fields[k], "missing", problems, board.policies);
+      if (v) st.missing = v;
+    });
+  }
+
+  /** Changes grouped by full key path, in the order the paths first appear. */
+  function mergeChanges(board, changes, st, problems) {
+    var merged = new Map();
+    Object.keys(changes).forEach(function (path) {
+      var fields = changes[path];
+      if (path === "" && isMapping(fields)) {
+        applyRoot(board, fields, st, problems);
+        return;
+      }
+      var node = board.index.get(path);
+      if (!node) {
+        problems.push({ where: path.slice(0, 200), message: "no such category, benchmark or metric" });
+        return;
+      }
+      if (!isMapping(fields)) {
+        problems.push({ where: path.slice(0, 200), message: "expected a mapping of field to value" });
+        return;
+      }
+      var key = node.kind + ":" + node.i;
+      if (!merged.has(key)) merged.set(key, { node: node, fields: {} });
+      Object.assign(merged.get(key).fields, fields);
+    });
+    return merged;
+  }
+
+  function applyGroup(board, node, fields, st, problems) {
+    var isCat = node.kind === "cat";
+    var full = isCat ? board.cats[node.i].path : board.benches[node.i].path;
+    Object.keys(fields).forEach(function (k) {
+      if (k === "missing" && isCat) {
+        st.catMissing[node.i] = parseMissing(fields[k], full + ".missing", problems, board.policies);
+        return;
+      }
+      if (k !== "weight") {
+        var allowed = isCat ? "'weight' or 'missing'" : "'weight'";
+        problems.push({ where: (full + "." + k).slice(0, 300), message: "only " + allowed + " can be changed here" });
+        return;
+      }
+      var w = parseWeight(fields[k], full + ".weight", problems);
+      if (isCat) st.catW[node.i] = w;
+      else st.benchW[node.i] = w;
+    });
+  }
+
+  function copyState(d) {
+    return {
+      metric: d.metric.slice(),
+      benchW: d.benchW.slice(),
+      catW: d.catW.slice(),
+      catMissing: d.catMissing.slice(),
+      missing: d.missing,
+    };
+  }
+
+  /** Groups whose children all have weight 0 (the dashboard refuses them). */
+  function zeroWeightProblems(board, st) {
+    var out = [];
+    var allZero = function (lo, hi, get) {
+      for (var k = lo; k < hi; k++) if (get(k) !== 0) return false;
+      return true;
+    };
+    var nc = board.cats.length;
+    if (nc && allZero(0, nc, function (k) { return st.catW[k]; })) {
+      board.cats.forEach(function (c) { out.push({ where: c.path + ".weight", message: "every category has weight 0" }); });
+    }
+    var bEnds = ends(board.benchStarts, board.benches.length);
+    var mEnds = ends(board.metricStarts, board.metrics.length);
+    board.cats.forEach(function (c, ci) {
+      var lo = board.benchStarts[ci];
+      if (allZero(lo, bEnds[ci], function (k) { return st.benchW[k]; })) {
+        for (var k = lo; k < bEnds[ci]; k++) {
+          out.push({ where: board.benches[k].path + ".weight", message: "every benchmark of " + c.name + " has weight 0" });
+        }
+      }
+      for (var b = lo; b < bEnds[ci]; b++) {
+        var ml = board.metricStarts[b];
+        if (!allZero(ml, mEnds[b], function (k) { return st.metric[k].weight; })) continue;
+        for (var j = ml; j < mEnds[b]; j++) {
+          out.push({ where: board.metrics[j].path + ".weight", message: "every metric of " + board.benches[b].name + " has weight 0" });
+        }
+      }
+    });
+    return out;
+  }
+
+  /** The settings of defaults + ``changes``, or {errors} naming every bad PATH.FIELD. */
+  function applyChanges(board, changes) {
+    var st = copyState(board.defaults);
+    var problems = [];
+    if (!isMapping(changes)) {
+      return { errors: [{ where: "changes", message: "expected a mapping of key path to fields" }] };
+    }
+    var merged = mergeChanges(board, changes, st, problems);
+    merged.forEach(function (entry) {
+      var node = entry.node;
+      if (node.kind !== "metric") {
+        applyGroup(board, node, entry.fields, st, problems);
+        return;
+      }
+      var m = board.metrics[node.i];
+      var raw = Object.assign({}, m.fields, entry.fields);
+      st.metric[node.i] = parseMetric(board, raw, m.path, problems);
+    });
+    if (problems.length) return { errors: problems };
+    var zero = zeroWeightProblems(board, st).filter(function (p) { return !board.defaultZero.has(p.where); });
+    if (zero.length) return { errors: zero };
+    return { state: st };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Normalisers (ml_peg_like.normalisers): one column at a time, NaN stays NaN
+  // ---------------------------------------------------------------------------------------
+
+  function clip01(s) {
+    return s < 0 ? 0 : s > 1 ? 1 : s + 0; // NaN stays NaN; -0 -> 0
+  }
+
+  /** linear on the extended reals, for a span good - bad that is 0, +-inf or NaN. */
+  function linearExtended(x, good, bad) {
+    if (x !== x || good !== good || bad !== bad) return NaN;
+    if (good === bad) return x === good ? 1 : 0;
+    var lower = good < bad;
+    var u = lower ? -x : x;
+    var g = lower ? -good : good;
+    var b = lower ? -bad : bad;
+    if (u >= g) return 1;
+    if (u <= b) return 0;
+    var gInf = !isFinite(g);
+    var bInf = !isFinite(b);
+    if (bInf) return gInf ? 0.5 : 1;
+    if (gInf) return 0;
+    return (0.5 * u - 0.5 * b) / (0.5 * g - 0.5 * b);
+  }
+
+  function linearColumn(x, out, off, n, good, bad) {
+    var span = good - bad;
+    var k;
+    if (!isFinite(span) || span === 0) {
+      for (k = 0; k < n; k++) out[off + k] = linearExtended(x[off + k], good, bad) + 0;
+      return;
+    }
+    for (k = 0; k < n; k++) {
+      var s = (x[off + k] - bad) / span;
+      out[off + k] = s < 0 ? 0 : s > 1 ? 1 : s + 0;
+    }
+  }
+
+  function trafficColumn(x, out, off, n, good, bad) {
+    var lower = good <= bad;
+    var nanParam = good !== good || bad !== bad;
+    for (var k = 0; k < n; k++) {
+      var v = x[off + k];
+      if (v !== v || nanParam) {
+        out[off + k] = NaN;
+        continue;
+      }
+      var great = lower ? v <= good : v >= good;
+      var red = lower ? v > bad : v < bad;
+      out[off + k] = great ? 1 : red ? 0 : 0.5;
+    }
+  }
+
+  /** s = reference / x (x a run time) or s = x without reference; negative -> NaN. */
+  function speedup(v, ref) {
+    var s = ref !== ref ? v : v === ref ? 1 : ref / v;
+    return s < 0 ? NaN : s;
+  }
+
+  function weibullColumn(x, out, off, n, b, c, ref) {
+    var a = c * Math.pow(LN_09, -1.0 / b);
+    for (var k = 0; k < n; k++) {
+      var s = speedup(x[off + k], ref);
+      out[off + k] = clip01(1.0 - Math.exp(-Math.pow(s / a, b)));
+    }
+  }
+
+  function logColumn(x, out, off, n, maxSpeedup, ref) {
+    var denom = Math.log10(maxSpeedup);
+    for (var k = 0; k < n; k++) {
+      var s = speedup(x[off + k], ref);
+      out[off + k] = clip01(Math.log10(s) / denom);
+    }
+  }
+
+  function normaliseColumn(name, x, out, off, n, p) {
+    if (name === "linear") linearColumn(x, out, off, n, p.good, p.bad);
+    else if (name === "traffic_light") trafficColumn(x, out, off, n, p.good, p.bad);
+    else if (name === "weibull_speedup") weibullColumn(x, out, off, n, p.b, p.c, p.reference);
+    else if (name === "log_speedup") logColumn(x, out, off, n, p.max_speedup, p.reference);
+    else throw new Error("engine: no normaliser " + name);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Data-driven thresholds (scoring.plan.resolve_threshold) and their warnings
+  // ---------------------------------------------------------------------------------------
+
+  function resolveThreshold(board, spec, j, better) {
+    var n = board.n;
+    var raw = board.raw;
+    if (isMapping(spec)) {
+      var i = board.modelIndex.get(spec.model);
+      return i === undefined ? NaN : raw[i + j * n];
+    }
+    var lower = better === "lower";
+    var wantMin = (spec === "best") === lower;
+    var r = NaN;
+    for (var k = j * n, end = k + n; k < end; k++) {
+      var v = raw[k];
+      if (v !== v) continue;
+      if (r !== r || (wantMin ? v < r : v > r)) r = v;
+    }
+    return r;
+  }
+
+  function unresolvedWarning(board, spec, path, param) {
+    if (isMapping(spec)) {
+      var why = board.modelIndex.has(spec.model) ? "has no value" : "is not a model of the data";
+      return path + "." + param + ": model '" + spec.model + "' " + why + "; metric left unscored for every model";
+    }
+    return path + "." + param + ": " + spec + " has no value; metric left unscored for every model";
+  }
+
+  function paramNames(norm) {
+    var names = norm.uses_thresholds ? ["good", "bad"] : [];
+    return names.concat(norm.params.map(function (p) { return p.name; }));
+  }
+
+  /** Every metric's parameters as numbers: {resolved: {param: Float64Array(m)}, unscored:
+   * Uint8Array(m), warnings} (warnings in the Python engine's order: normaliser groups in order
+   * of first use, then parameter, then column). */
+  function resolveParams(board, st) {
+    var m = board.m;
+    var resolved = {};
+    var unscored = new Uint8Array(m);
+    var warnings = [];
+    var groups = new Map();
+    st.metric.forEach(function (pm, j) {
+      if (!groups.has(pm.norm.name)) groups.set(pm.norm.name, []);
+      groups.get(pm.norm.name).push(j);
+    });
+    groups.forEach(function (cols, name) {
+      paramNames(board.normalisers[name]).forEach(function (pn) {
+        if (!resolved[pn]) resolved[pn] = new Float64Array(m).fill(NaN);
+        var arr = resolved[pn];
+        cols.forEach(function (j) {
+          var pm = st.metric[j];
+          var v = metricValue(pm, pn);
+          if (typeof v === "number") arr[j] = v;
+          else if (v !== null && v !== undefined) {
+            arr[j] = resolveThreshold(board, v, j, pm.better);
+            if (arr[j] !== arr[j]) {
+              warnings.push(unresolvedWarning(board, v, board.metrics[j].path, pn));
+              unscored[j] = 1;
+            }
+          }
+        });
+      });
+    });
+    return { resolved: resolved, unscored: unscored, warnings: warnings };
+  }
+
+  function normaliseAll(board, st, rp) {
+    var n = board.n;
+    var out = new Float64Array(n * board.m);
+    var names = Object.keys(rp.resolved);
+    var p = {};
+    for (var j = 0; j < board.m; j++) {
+      var off = j * n;
+      if (rp.unscored[j]) {
+        out.fill(NaN, off, off + n);
+        continue;
+      }
+      for (var k = 0; k < names.length; k++) p[names[k]] = rp.resolved[names[k]][j];
+      normaliseColumn(st.metric[j].norm.name, board.raw, out, off, n, p);
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Aggregation (ml_peg_like.aggregation.weighted_mean, shown_weights, reasons)
+  // ---------------------------------------------------------------------------------------
+
+  function ends(starts, total) {
+    var e = new Int32Array(starts.length);
+    for (var g = 0; g < starts.length; g++) e[g] = g + 1 < starts.length ? starts[g + 1] : total;
+    return e;
+  }
+
+  /** Children's weights with which each group is scored for its own sake: a group of weight 0
+   * whose children all have weight 0 is scored with equal weights. */
+  function shownWeights(w, starts, groupW) {
+    var e = ends(starts, w.length);
+    var out = null;
+    for (var g = 0; g < starts.length; g++) {
+      var sum = 0;
+      for (var k = starts[g]; k < e[g]; k++) sum += w[k];
+      if (sum === 0 && groupW[g] === 0) {
+        out = out || Float64Array.from(w);
+        out.fill(1, starts[g], e[g]);
+      }
+    }
+    return out || w;
+  }
+
+  /** One group's weighted mean for every model; writes out/cov at column g. */
+  function groupMean(a, g, lo, hi) {
+    var n = a.n;
+    var num = a.num.fill(0);
+    var wp = a.wp.fill(0);
+    var miss = a.miss.fill(0);
+    var cs = a.cs.fill(0);
+    var wTotal = 0;
+    for (var j = lo; j < hi; j++) wTotal += a.w[j];
+    for (j = lo; j < hi; j++) {
+      var w = a.w[j];
+      if (w === 0) continue;
+      var off = j * n;
+      for (var i = 0; i < n; i++) {
+        var s = a.scores[off + i];
+        if (a.childCov) {
+          var c = a.childCov[off + i] * w;
+          if (c === c) cs[i] += c;
+        }
+        if (s !== s) {
+          miss[i] = 1;
+          continue;
+        }
+        num[i] += s * w;
+        wp[i] += w;
+      }
+    }
+    finishGroup(a, g, wTotal);
+  }
+
+  function finishGroup(a, g, wTotal) {
+    var n = a.n;
+    var off = g * n;
+    var skip = a.skip[g];
+    for (var i = 0; i < n; i++) {
+      var v;
+      if (wTotal === 0) v = NaN;
+      else if (skip) v = a.wp[i] === 0 ? NaN : a.num[i] / a.wp[i];
+      else v = a.miss[i] ? NaN : a.num[i] / wTotal;
+      a.out[off + i] = v;
+      if (!a.cov) continue;
+      if (wTotal === 0) a.cov[off + i] = NaN;
+      else if (v !== v) a.cov[off + i] = 0;
+      else a.cov[off + i] = (a.childCov ? a.cs[i] : a.wp[i]) / wTotal;
+    }
+  }
+
+  /** Weighted means of contiguous groups of children (column-major n x k scores). */
+  function weightedMean(n, scores, w, starts, skip, childCov, needCov) {
+    var groups = starts.length;
+    var a = {
+      n: n,
+      scores: scores,
+      w: w,
+      skip: skip,
+      childCov: childCov,
+      out: new Float64Array(n * groups),
+      cov: needCov ? new Float64Array(n * groups) : null,
+      num: new Float64Array(n),
+      wp: new Float64Array(n),
+      miss: new Uint8Array(n),
+      cs: new Float64Array(n),
+    };
+    var e = ends(starts, w.length);
+    for (var g = 0; g < groups; g++) groupMean(a, g, starts[g], e[g]);
+    return a;
+  }
+
+  /** Why each parent score is missing (uint8 codes), as aggregation.reasons. */
+  function reasons(n, child, w, starts, parent, childCodes) {
+    var groups = starts.length;
+    var e = ends(starts, w.length);
+    var codes = new Uint8Array(n * groups);
+    for (var g = 0; g < groups; g++) {
+      var wTotal = 0;
+      for (var j = starts[g]; j < e[g]; j++) wTotal += w[j];
+      for (var i = 0; i < n; i++) {
+        var miss = parent[i + g * n] !== parent[i + g * n];
+        if (!miss) continue;
+        if (wTotal === 0) {
+          codes[i + g * n] = REASON.EXCLUDED;
+          continue;
+        }
+        codes[i + g * n] = noData(n, child, w, starts[g], e[g], i, childCodes)
+          ? REASON.NO_DATA
+          : REASON.INVALIDATED;
+      }
+    }
+    return codes;
+  }
+
+  /** No positive-weight child of the group has a score, and none was invalidated. */
+  function noData(n, child, w, lo, hi, i, childCodes) {
+    for (var j = lo; j < hi; j++) {
+      if (!(w[j] > 0)) continue;
+      var s = child[i + j * n];
+      if (s === s) return false;
+      if (childCodes && childCodes[i + j * n] === REASON.INVALIDATED) return false;
+    }
+    return true;
+  }
+
+  function metricReasons(board, ms) {
+    var codes = new Uint8Array(ms.length);
+    for (var k = 0; k < ms.length; k++) {
+      if (ms[k] === ms[k]) continue;
+      codes[k] = board.raw[k] !== board.raw[k] ? REASON.NO_DATA : REASON.NO_THRESHOLD;
+    }
+    return codes;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Vetoes (scoring.vetoes) and ranks
+  // ---------------------------------------------------------------------------------------
+
+  function vetoReason(path, side, limit, value) {
+    return "vetoed: " + path + " = " + fmtG(value) + " is " + side + " the limit " + fmtG(limit) + " (overall score 0)";
+  }
+
+  function findVetoes(board) {
+    var n = board.n;
+    var vetoed = new Uint8Array(n);
+    var why = new Array(n).fill("");
+    var warnings = [];
+    board.vetoes.forEach(function (v) {
+      var off = v.col * n;
+      var missing = [];
+      var hits = [];
+      for (var i = 0; i < n; i++) {
+        var x = board.raw[off + i];
+        if (x !== x) missing.push(i);
+        else if (v.side === "above" ? x > v.limit : x < v.limit) hits.push(i);
+      }
+      hits.forEach(function (i) {
+        if (vetoed[i]) return;
+        why[i] = vetoReason(v.metric, v.side, v.limit, board.raw[off + i]);
+        warnings.push("model " + pyStrRepr(board.models[i]) + " " + why[i]);
+      });
+      hits.forEach(function (i) { vetoed[i] = 1; });
+      if (missing.length) warnings.push(vetoMissingWarning(board, v, missing));
+    });
+    return { vetoed: vetoed, why: why, warnings: warnings };
+  }
+
+  function vetoMissingWarning(board, v, missing) {
+    var names = missing.slice(0, 5).map(function (i) { return pyStrRepr(board.models[i]); }).join(", ");
+    if (missing.length > 5) names += " and " + (missing.length - 5) + " more";
+    return "vetoes: " + v.metric + " has no value for " + names + ": not vetoed (" + v.side + " " + fmtG(v.limit) + " cannot be checked)";
+  }
+
+  function tie(a, b) {
+    return Math.abs(a - b) <= RANK_RTOL * Math.max(Math.abs(a), Math.abs(b));
+  }
+
+  /**
+   * THE ranking rule. A model with no overall score (NaN) has no rank (null). The scored models
+   * are sorted by score, highest first; two scores tie when |a - b| <= RANK_RTOL * max(|a|, |b|)
+   * (equal zeros tie). To stay transitive a model joins the tie group of the model above it only
+   * if it ties with the FIRST (highest) member of that group, else it starts a new group. A
+   * group's rank is 1 + the number of scored models strictly above it (1, 2, 2, 4); ``tied`` is
+   * true for every member of a group of two or more.
+   */
+  function rankScores(scores) {
+    var n = scores.length;
+    var ranks = new Array(n).fill(null);
+    var tied = new Array(n).fill(false);
+    var order = [];
+    for (var i = 0; i < n; i++) if (scores[i] === scores[i]) order.push(i);
+    order.sort(function (p, q) { return scores[q] - scores[p] || p - q; });
+    var pos = 0;
+    while (pos < order.length) {
+      var head = scores[order[pos]];
+      var end = pos + 1;
+      while (end < order.length && tie(head, scores[order[end]])) end++;
+      for (var k = pos; k < end; k++) {
+        ranks[order[k]] = pos + 1;
+        tied[order[k]] = end - pos > 1;
+      }
+      pos = end;
+    }
+    return { ranks: ranks, tied: tied };
+  }
+
+  /** Rank change between two scorings (scoring.ranks.rank_change): delta = rank before - rank
+   * after for models ranked in both; word "new" (ranked only after) or "no score" (no rank
+   * after), delta 0 where a word is set. */
+  function rankChange(before, after) {
+    if (before.length !== after.length) {
+      throw new Error("rankChange: " + before.length + " and " + after.length + " models");
+    }
+    var rb = rankScores(before).ranks;
+    var ra = rankScores(after).ranks;
+    var delta = new Int32Array(after.length);
+    var word = new Array(after.length).fill("");
+    for (var i = 0; i < after.length; i++) {
+      if (ra[i] === null) word[i] = NO_SCORE;
+      else if (rb[i] === null) word[i] = NEW;
+      else delta[i] = rb[i] - ra[i];
+    }
+    return { delta: delta, word: word };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // score
+  // ---------------------------------------------------------------------------------------
+
+  function compile(board, st) {
+    var nb = board.benches.length;
+    var nc = board.cats.length;
+    var benchSkip = new Uint8Array(nb);
+    var catSkip = new Uint8Array(nc);
+    var usesSkip = st.missing === SKIP;
+    for (var c = 0; c < nc; c++) {
+      var policy = st.catMissing[c] || st.missing;
+      catSkip[c] = policy === SKIP ? 1 : 0;
+      if (st.catMissing[c] === SKIP) usesSkip = true;
+    }
+    for (var b = 0; b < nb; b++) benchSkip[b] = catSkip[board.benches[b].cat];
+    return {
+      wMetric: Float64Array.from(st.metric, function (pm) { return pm.weight; }),
+      wBench: Float64Array.from(st.benchW),
+      wCat: Float64Array.from(st.catW),
+      benchSkip: benchSkip,
+      catSkip: catSkip,
+      overallSkip: Uint8Array.of(st.missing === SKIP ? 1 : 0),
+      needCov: usesSkip,
+    };
+  }
+
+  function aggregate(board, plan, ms) {
+    var n = board.n;
+    var wm = shownWeights(plan.wMetric, board.metricStarts, plan.wBench);
+    var wb = shownWeights(plan.wBench, board.benchStarts, plan.wCat);
+    var bench = weightedMean(n, ms, wm, board.metricStarts, plan.benchSkip, null, plan.needCov);
+    var cat = weightedMean(n, bench.out, wb, board.benchStarts, plan.catSkip, bench.cov, plan.needCov);
+    var all = weightedMean(n, cat.out, plan.wCat, Int32Array.of(0), plan.overallSkip, cat.cov, plan.needCov);
+    return { bench: bench, cat: cat, all: all };
+  }
+
+  function unsupportedResult(board) {
+    return {
+      errors: board.unsupported.map(function (u) { return { where: u.path, message: u.why }; }),
+      unsupported: true,
+    };
+  }
+
+  /** Scores of the defaults + ``changes`` (see the module comment for the layout). */
+  function score(board, changes) {
+    if (board.unsupported.length) return unsupportedResult(board);
+    var applied = applyChanges(board, changes || {});
+    if (applied.errors) return { errors: applied.errors };
+    var st = applied.state;
+    var n = board.n;
+    var plan = compile(board, st);
+    var rp = resolveParams(board, st);
+    var ms = normaliseAll(board, st, rp);
+    var agg = aggregate(board, plan, ms);
+    var vet = findVetoes(board);
+    var overall = agg.all.out;
+    for (var i = 0; i < n; i++) if (vet.vetoed[i]) overall[i] = 0;
+    var bcodes = reasons(n, ms, plan.wMetric, board.metricStarts, agg.bench.out, null);
+    var ccodes = reasons(n, agg.bench.out, plan.wBench, board.benchStarts, agg.cat.out, bcodes);
+    var ocodes = reasons(n, agg.cat.out, plan.wCat, Int32Array.of(0), overall, ccodes);
+    var rk = rankScores(overall);
+    return {
+      layout: "column-major",
+      metric: ms,
+      bench: agg.bench.out,
+      cat: agg.cat.out,
+      overall: overall,
+      coverage: plan.needCov
+        ? { bench: agg.bench.cov, cat: agg.cat.cov, overall: agg.all.cov }
+        : null,
+      ranks: rk.ranks,
+      tied: rk.tied,
+      vetoed: vet.vetoed,
+      vetoReasons: vet.why,
+      reasons: { metric: metricReasons(board, ms), bench: bcodes, cat: ccodes, overall: ocodes },
+      resolved: rp.resolved,
+      warnings: rp.warnings.concat(vet.warnings),
+      errors: [],
+    };
+  }
+
+  return {
+    RANK_RTOL: RANK_RTOL,
+    REASON: REASON,
+    NEW: NEW,
+    NO_SCORE: NO_SCORE,
+    prepare: prepare,
+    score: score,
+    rankChange: rankChange,
+    rankScores: rankScores,
+    applyChanges: applyChanges,
+    decodeMatrix: decodeMatrix,
+    fmtG: fmtG,
+    pyRepr: pyRepr,
+  };
+});

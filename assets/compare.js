@@ -4,7 +4,7 @@
  *   newly ticked ones appended in the grid's order); a tick beyond the maximum is undone at once
  *   and a note says why. A model the grid does not show (filtered out) stays in the set.
  * mplCompare.sync: the value (picker, link, ticks) becomes the grid's ticks, also after the grid
- *   got new rows (the row key changed); the "Compare (n)" button's label.
+ *   got new rows (the model filter); the "Compare (n)" button's label.
  * mplCompare.open: the button opens the Compare view (a navigation request, like the sidebar).
  * No request to the server: ticking is a view change (the server callback answers only when the
  * Compare view is open). Names come from window.mplNames (ml_peg_like/dashboard/ids.py). */

@@ -1,7 +1,9 @@
 /* Cell formatting and colouring for the score grids (dash-ag-grid functions).
- * The Python twins of fmtScore / fmtRaw live in ml_peg_like/numfmt.py (fmtCoverage: dashboard/tables.py);
- * keep them in step (tests compare the two). Names (the row's reason field, the reason texts)
- * come from Python: window.mplNames, written into the page by ml_peg_like/dashboard/ids.py. */
+ * Python is the source of truth of the number formats: fmtScore / fmtRaw are the twins of
+ * ml_peg_like/numfmt.py (fmtCoverage: dashboard/tables.py), held equal by the tests. A row is one
+ * model ({model, mn, i}); its numbers are read from the live result (assets/live.js) by
+ * mplValue. Names (the reason texts, ids) come from Python: window.mplNames, written into the
+ * page by ml_peg_like/dashboard/ids.py. */
 var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
 
 (function () {
@@ -18,11 +20,36 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return window.mplNames || { reasons: {} };
   }
 
-  // the reason a cell is missing (the tooltip), from the row's reason codes
-  function reason(data, key, fallback) {
-    var codes = (data || {})[N().rowReasons] || {};
-    return N().reasons[codes[key]] || fallback;
+  function L() {
+    return window.mplLive;
   }
+
+  // the model a row stands for (its index on the board)
+  function row(params) {
+    var d = params && params.data;
+    return d ? d[N().rowIndex] : null;
+  }
+
+  // the reason a cell is missing (the tooltip), from the live result's reason codes
+  function reason(params, kind, j, fallback) {
+    var i = row(params);
+    var code = L() && i !== null ? L().reasonCode(i, kind, j) : 0;
+    return N().reasons[code] || fallback;
+  }
+
+  // a cell's value: the live result (assets/live.js) of the row's model
+  dagfuncs.mplValue = function (params, kind, j) {
+    var i = row(params);
+    return L() && i !== null ? L().value(i, kind, j) : null;
+  };
+
+  // a rank: "—" without one, "=4" when shared (scoring's one ranking rule)
+  dagfuncs.fmtRank = function (params) {
+    var v = params.value;
+    if (!isNum(v)) return MISSING;
+    var i = row(params);
+    return (L() && i !== null && L().isTied(i) ? "=" : "") + v;
+  };
 
   function isNum(v) {
     return typeof v === "number" && isFinite(v);
@@ -79,8 +106,8 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return out;
   };
 
-  dagfuncs.scoreStyle = function (params, key) {
-    var s = params.data ? params.data[key] : null;
+  dagfuncs.scoreStyle = function (params, kind, j) {
+    var s = dagfuncs.mplValue(params, kind, j);
     var v = params.value;
     var dark = isDark();
     if (v === null || v === undefined || !isNum(s)) {
@@ -143,16 +170,17 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return v > 0 ? "\u25B2" + v : "\u25BC" + -v;
   };
 
-  dagfuncs.missingTip = function (params, key) {
+  dagfuncs.missingTip = function (params, kind, j) {
     var v = params.value;
     if (v !== null && v !== undefined) return null;
-    return reason(params.data, key, "No data");
+    return reason(params, kind, j, "No data");
   };
 
-  // the overall cell: a vetoed model's reason (the text comes from the server), else missingTip
-  dagfuncs.overallTip = function (params, key) {
-    var veto = (params.data || {})[N().rowVeto];
-    return veto || dagfuncs.missingTip(params, key);
+  // the overall cell: a vetoed model's reason, else missingTip
+  dagfuncs.overallTip = function (params) {
+    var i = row(params);
+    var veto = L() && i !== null ? L().vetoReason(i) : "";
+    return veto || dagfuncs.missingTip(params, "o", 0);
   };
 
   // a model's display name (the key when it has none) and its tooltip (name, key, card hint)
@@ -165,19 +193,18 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     var d = params.data || {};
     var key = d[N().colModel];
     var name = d[N().colName];
-    var dom = d[N().rowDominated];
+    var dom = L() ? L().dominated[key] : null;
     var tip = (name ? name + " (" + key + ")" : key) + " \u2014 click for the model card";
     return dom ? tip + " \u2014 dominated by " + dom + ": it can never lead" : tip;
   };
 
-  dagfuncs.rawTip = function (params, key, scale) {
-    var d = params.data || {};
+  dagfuncs.rawTip = function (params, j, scale) {
     if (params.value === null || params.value === undefined) {
-      return reason(d, key, "No data");
+      return reason(params, "r", j, "No data");
     }
-    var s = d[key];
+    var s = dagfuncs.mplValue(params, "s", j);
     if (!isNum(s)) return "Raw " + dagfuncs.fmtRaw(params.value) + ": not scored (" +
-      reason(d, key, "no threshold") + ")";
+      reason(params, "s", j, "no threshold") + ")";
     return "Raw " + dagfuncs.fmtRaw(params.value) + " \u2192 score " + dagfuncs.fmtScore(s, scale);
   };
 })();

@@ -59,13 +59,9 @@
     return dc.no_update;
   }
 
-  // run fn once a large table's grid has drawn its new rows (bigrows.js), in a new task
+  // run fn in a new task, once the browser has drawn what it has (the grid first)
   function afterGrid(fn) {
-    var big = dc.mplBig;
-    var wait = big && big.settled ? big.settled() : Promise.resolve();
-    wait.then(function () {
-      setTimeout(fn, 0);
-    });
+    setTimeout(fn, 0);
   }
   dc.mplAfterGrid = afterGrid;
 
@@ -138,8 +134,7 @@
     },
 
     // the new figure of the curve, drawn after the browser has painted the updated table
-    // (a Plotly redraw takes 30-70 ms; the table is what an edit is for; a large table's
-    // rows first: mplBig.settled, bigrows.js)
+    // (a Plotly redraw takes 30-70 ms; the table is what an edit is for)
     drawCurve: function (figure) {
       var n = (dc.callback_context.outputs_list || []).length;
       if (!figure || !n) return dc.no_update;

@@ -36,7 +36,7 @@
       return new Promise(function (resolve) {
         requestAnimationFrame(function () {
           var after = dc.mplAfterGrid || function (fn) { setTimeout(fn, 0); };
-          after(function () {  // a large table's rows first (navigation.js, bigrows.js)
+          after(function () {  // the table first (navigation.js)
             resolve(
               outs.map(function (o) {
                 var name = o && o.id ? o.id[key] : null;

@@ -1,9 +1,7 @@
 /* The stability intervals beside the weight and threshold boxes (components/sensitivity.py).
  * The edit callback sends them as ONE store, {box name: text} of every box of the view, instead
  * of one Dash output per box (each rendered as its own component: ~40 ms per edit at 30 boxes).
- * mplSens.early (Dash's request_post hook) writes them as soon as the response is parsed and takes
- * the store out of it; mplSens.texts (a clientside callback on that store, no server request;
- * the fallback when the panel is not drawn yet) writes each text into
+ * mplSens.texts (a clientside callback on that store, no server request) writes each text into
  * the holder beside its box, by textContent (a name may hold HTML-like text). The boxes of a view
  * are re-rendered on navigation: a MutationObserver on the settings panel writes the last texts
  * again once new holders are in the DOM. A store none of whose names is on screen belongs to
@@ -62,18 +60,5 @@
       watch();
       write(texts);
     },
-    // Dash's request_post hook (rowsync.EARLY_HOOK): the texts are written the moment the
-    // edit's response is parsed and taken out of it, so the store's update, its render and the
-    // clientside callback hop (~10 store notifications, each visiting every component) are
-    // saved; with no settings panel yet, the store and `texts` write them later
-    early: function (payload, response) {
-      var out = response && response[N().sensTexts];
-      if (!out || !own.call(out, "data") || !document.getElementById(N().settings)) return;
-      dc.mplSens.texts(out.data);
-      delete response[N().sensTexts];
-    },
   };
-  (window.mplEarly = window.mplEarly || []).push(function (payload, response) {
-    dc.mplSens.early(payload, response);
-  });
 })();

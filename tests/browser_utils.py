@@ -4,6 +4,7 @@ every browser test opens (``open_dashboard``)."""
 
 from __future__ import annotations
 
+import csv
 import logging
 import os
 import shutil
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 CHROMIUM = os.environ.get("MPL_CHROMIUM", "/usr/bin/chromium")
@@ -214,3 +216,31 @@ def served_dashboard(app):
             yield url, seen, errors.records
         finally:
             seen.page.context.close()
+
+
+def write_big_dataset(directory: Path, n: int = 3000, seed: int = 3) -> Path:
+    """The small test board with ``n`` seeded models: values near the thresholds, 10 % missing,
+    every 7th model a copy of the one before (ties), display names for every 3rd model (some
+    sorting before their keys), a ``family`` attribute."""
+    rng = np.random.default_rng(seed)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.yml").write_text(SMALL_CONFIG, encoding="utf-8")
+    lo = np.array([0.5, 0.5, 0.8, 70, 0.0, 0.001, 1.0])
+    hi = np.array([1.0, 1.0, 0.95, 40, 0.6, 1.0, 100.0])
+    values = lo + (hi - lo) * rng.uniform(-0.1, 1.1, size=(n, len(COLUMNS)))
+    values[rng.random(values.shape) < 0.1] = np.nan
+    for i in range(7, n, 7):
+        values[i] = values[i - 1]
+    models = [f"m{i:03d}" for i in range(n)]
+    with open(directory / "raw_metrics.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["model", "benchmark", "metric", "value"])
+        for m, row in zip(models, values, strict=True):
+            for (b, k), v in zip(COLUMNS, row, strict=True):
+                w.writerow([m, b, k, "" if np.isnan(v) else f"{v:.6g}"])
+    with open(directory / "models.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["model", "display_name", "family"])
+        for i, m in enumerate(models):
+            w.writerow([m, f"{'Az'[i % 2]}-model {n - i}" if i % 3 == 0 else "", "ab"[i % 2]])
+    return directory

@@ -248,8 +248,9 @@ def test_create_app_places_the_tau_line_and_the_panel_in_the_main_area(tmp_path)
     assert ids.ROB_RUN in json.dumps(app.layout, cls=PlotlyJSONEncoder)
     bg = [c for c in app.callback_map.values() if c.get("background")]
     assert len(bg) == 1
-    # the tau line has no callback of its own: the edit callback fills it in its response
-    assert not any(ids.ROB_TAU in k for k in app.callback_map)
+    # the tau line has no callback of its own: the server's callback fills it in its response
+    tau_out = [k for k in app.callback_map if f"{ids.ROB_TAU}.children" in k]
+    assert len(tau_out) == 1 and f"{ids.CHANGES}.data" in tau_out[0]
     assert app.robustness_manager.handle.directory == str(tmp_path / "cache")
     assert app.server.secret_key == app.robustness_manager.secret  # signs the job handles
     assert rcb.tau_line_text(app.score_cache, {}) == rfig.tau_text(1.0, 1.0)

@@ -31,16 +31,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "in this server, on a private diskcache)",
     )
     p.add_argument("--debug", action="store_true", help="Dash debug mode (never in production)")
-    p.add_argument(
-        "--full-table",
-        action="store_true",
-        help="send the whole table on every edit, not only the changed cells (benchmarks)",
-    )
-    p.add_argument(
-        "--always-deltas",
-        action="store_true",
-        help="send only the changed cells even when the whole table is small (benchmarks)",
-    )
     p.set_defaults(func=run)
     return p
 
@@ -87,8 +77,6 @@ def early_server(args) -> tuple[object | None, str | None]:
     options = {
         "raw": args.raw,
         "ignore_unknown": args.ignore_unknown,
-        "full_table": args.full_table,
-        "always_deltas": args.always_deltas,
         "broker": bool(args.broker),
     }
     key = page_key([args.config or demo_dir(), args.raw], options)
@@ -111,12 +99,7 @@ def run(args) -> int:
         tune_malloc(raw.values.nbytes)
         from ..dashboard import create_app, run_app  # the engine imports no Dash: only here
 
-        app = create_app(
-            cfg,
-            raw,
-            broker=args.broker,
-            deltas=False if args.full_table else (True if args.always_deltas else "auto"),
-        )
+        app = create_app(cfg, raw, broker=args.broker)
     except BaseException:
         gc.enable()
         if early is not None:

@@ -1,8 +1,11 @@
 """The dashboard: explore rankings, tune thresholds and weights live, export.
 
-``create_app(config, raw)`` builds a Dash app on the engine; the engine does all scoring. The
-browser holds the user's changes from the defaults (a ``dcc.Store`` and the URL); every request
-carries them, so the server keeps no per-user state and any number of workers agree.
+``create_app(config, raw)`` builds a Dash app on the engine. The page carries the board (the
+tree and the raw matrix, ``ml_peg_like.bundle``) and the browser scores it with the JavaScript
+engine (``assets/engine.js``, held equal to the Python engine by a conformance test): an edit
+redraws the grid with no request. The browser holds the user's changes from the defaults (a
+``dcc.Store`` and the URL); every request carries them, so the server keeps no per-user state
+and any number of workers agree.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import gc
 from pathlib import Path
 
 import dash
-from dash import html
+from dash import dcc, html
 
 from ..config import Config
 from ..earlypage import keep_page
@@ -20,17 +23,16 @@ from ..resources import assets_dir
 from . import firstpage, firstview, ids, servertiming, warm
 from .cache import ScoreCache
 from .components import (
-    bigrows,
     curve,
     edit,
     grid,
+    liveedit,
     modelcard,
     navigation,
     page,
     policy,
     robustness_callbacks,
     robustness_layout,
-    rowsync,
     settings,
     theme,
     toolbar,
@@ -41,21 +43,28 @@ from .components import sensitivity as sens_view
 from .jobs import make_manager
 from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
 from .state import Q_SORT
-from .tables import REASON_TIPS, column_defs, row_table
+from .tables import REASON_BY_CODE, column_defs, row_table
 
 __all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", "run_app", "serve"]
 
 
-def _with_names(index_string: str) -> str:
-    """The page template with ``window.mplNames`` (ids.py) set before the assets' scripts."""
+def _with_names(index_string: str, bundle: str) -> str:
+    """The page template with ``window.mplNames`` (ids.py) and the board (``bundle``: the JSON
+    script element of ``liveedit.bundle_script``) before the assets' scripts."""
     names = ids.js_names_script(
-        REASON_TIPS,
+        REASON_BY_CODE,
         upload_max=MAX_UPLOAD_BYTES,
         upload_too_big=toolbar.UPLOAD_TOO_BIG,
         score_stops=firstview.SCORE_STOPS,
     )
-    script = "<script>" + names + "</script>"
+    script = "<script>" + names + "</script>" + bundle
     return index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
+
+
+def table_dominated(sv) -> dict[str, str]:
+    """``{model: "A, B"}``: the models dominating each model (the grid's mark and tooltip)."""
+    dom = (sv.dominated if sv is not None else None) or {}
+    return {k: ", ".join(v) for k, v in dom.items() if v}
 
 
 def create_app(
@@ -68,8 +77,6 @@ def create_app(
     broker: str | None = None,
     jobs_manager=None,
     sensitivity: bool = True,
-    deltas: bool | str = "auto",
-    large_rows: int = bigrows.LARGE_ROWS,
 ) -> dash.Dash:
     """A Dash app showing ``raw`` scored with ``config``; edits recompute through the engine.
 
@@ -81,11 +88,6 @@ def create_app(
     ``app.robustness_manager`` (the manager, None without the view).
     ``sensitivity``: show the boxes' stability intervals, the dominance marks, the curve's bands
     and the "what would put this model first?" picker (components/sensitivity.py).
-    ``deltas``: "auto": an edit sends the grid only the cells that changed when the whole
-    table would be large (``rowsync.FULL_TABLE_MAX_BYTES``); True: always; False: the whole
-    table, as before issue 15 (the benchmark compares them).
-    ``large_rows``: above this many models (and unless ``deltas`` is False) the browser holds
-    only the rows it shows and the model filter searches (``components/bigrows.py``).
     """
     cache = ScoreCache(config, raw)
     scores = cache.default_scores
@@ -99,13 +101,11 @@ def create_app(
         serve_locally=True,
         assets_ignore=firstpage.ASSETS_IGNORE,  # in the head instead (firstpage.head_assets)
     )
-    app.index_string = _with_names(app.index_string)
+    app.index_string = _with_names(app.index_string, liveedit.bundle_script(config, raw))
     cols = column_defs(scores, "")
     sens = sens_view.Sensitivity(cache) if sensitivity else None
     sv = sens.view_state("", scores, "") if sens else None
     rob = robustness_layout.layout(cache) if robustness else {}
-    large = deltas is not False and bigrows.is_large(len(raw.models), large_rows)
-    first_options = bigrows.model_options(cache.models, cache.display, "", []) if large else None
     table = row_table(
         scores,
         "",
@@ -122,20 +122,13 @@ def create_app(
             cache.attr_options,
             config.presets,
             cache.display,
-            model_options=first_options,
         ),
         sidebar=navigation.sidebar(config),
         crumbs=html.Div([navigation.crumbs_layout(config), *explore_view.layout(cache)]),
         grid=[
-            *rowsync.stores(rowsync.default_key()),  # invisible: the grid stays last
-            *([bigrows.store(app.config.requests_pathname_prefix)] if large else []),
+            dcc.Store(id=ids.DOMINATED, data=table_dominated(sv)),  # invisible: grid stays last
             policy.layout(scores),
-            *grid.layout(
-                cols,
-                None if large else table.rows(),
-                len(raw.models),
-                infinite=bigrows.grid_options() if large else None,
-            ),
+            *grid.layout(cols, grid.index_rows(cache.models, cache.display), len(raw.models)),
         ],
         head_tools=theme.controls(),
         after_grid=[*([rob["tau_line"]] if rob else []), modelcard.layout()],
@@ -146,8 +139,6 @@ def create_app(
             *([rob["panel"]] if rob else []),
         ],
     )
-    if large:
-        bigrows.searched_pickers(app.layout, cache)
     first_view = firstview.page_html(  # the page's HTML shows it until the grid is drawn
         app.layout,
         grid_id=ids.GRID,
@@ -181,20 +172,10 @@ def create_app(
         app.robustness_manager = manager
 
         def on_changes(changes):  # the tau line, in the edit callback's own response
-            tau = robustness_callbacks.tau_line_text(cache, changes)
-            return None if tau is None else {ids.ROB_TAU: tau}
+            return robustness_callbacks.tau_line_text(cache, changes)
 
-    rows = edit.register(
-        app,
-        cache,
-        on_changes=on_changes,
-        sensitivity=sens,
-        deltas=rowsync.INFINITE if large else deltas,
-    )
-    rows.remember(rowsync.default_key(), table)  # the rows of the page's first state
-    rowsync.register(app)
-    if large:
-        bigrows.register(app, rows, cache)
+    edit.register(app, cache, on_changes=on_changes, sensitivity=sens)
+    liveedit.register(app)
     if sens:
         sens_view.register(app, cache)
     harden(app.server)
@@ -214,12 +195,11 @@ def serve(
     workers: int = 1,
     title: str | None = None,
     broker: str | None = None,
-    deltas: bool | str = "auto",
 ) -> int:
     """Serve the dashboard: ``workers`` > 1 runs gunicorn (a production WSGI server, debug always
     off); 1 runs Dash's development server (debug only when asked). Loopback unless ``host``.
     ``broker``: background jobs on Celery with that Redis (see :func:`create_app`)."""
-    app = create_app(config, raw, title=title, broker=broker, deltas=deltas)
+    app = create_app(config, raw, title=title, broker=broker)
     return run_app(app, host=host, port=port, debug=debug, workers=workers)
 
 

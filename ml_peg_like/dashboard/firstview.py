@@ -86,7 +86,7 @@ def _classes(*names: Any) -> str:
 
 def _cell(col: Mapping[str, Any], row: Mapping[str, Any], scale: float, mark: str = "") -> str:
     """One ``<td>`` as the grid draws the cell (text, classes, colour)."""
-    field = col["field"]
+    field = col.get("colId") or col["field"]
     value = row.get(field)
     klass = _classes(col.get("cellClass"))
     style = ""
@@ -127,7 +127,7 @@ def table_html(
     head = [f'<th class="tick" style="width:{TICK_WIDTH}px"></th>']
     total = TICK_WIDTH
     for c in cols:
-        klass = _classes(f"c-{c.get('colId', c['field'])}", c.get("headerClass"))
+        klass = _classes(f"c-{c.get('colId') or c['field']}", c.get("headerClass"))
         tip = c.get("headerTooltip") or ""
         width = int(c.get("width", DEFAULT_WIDTH))
         total += width
@@ -138,7 +138,7 @@ def table_html(
     body = []
     for i, r in enumerate(rows):
         cells = "".join(
-            _cell(c, r, scale, PAINT_MARK if i == 0 and c["field"] == ids.COL_OVERALL else "")
+            _cell(c, r, scale, PAINT_MARK if i == 0 and c.get("colId") == ids.COL_OVERALL else "")
             for c in cols
         )
         body.append(f'<tr><td class="tick"></td>{cells}</tr>')

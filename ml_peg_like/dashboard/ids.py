@@ -253,6 +253,9 @@ HELD = "data-held"
 ATTR_NAV_ITEMS = "data-items"
 ATTR_NAV_VIEW = "data-view"
 ATTR_NAV_PATH = "data-path"
+ROW_INDEX = "i"  # a row's model: its index on the board (the live result's row)
+BUNDLE = "mpl-bundle"  # the page's JSON script element holding the board (ml_peg_like.bundle)
+DOMINATED = "dominated"  # store: {model: "A, B"} the models dominating each (sensitivity)
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
 ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
 ROW_DOMINATED = "_dom"  # a row's "dominated by X, Y" (absent when not dominated)
@@ -336,6 +339,12 @@ def js_names(
         "rawPrefix": RAW_PREFIX,
         "scorePrefix": SCORE_PREFIX,
         "rowReasons": ROW_REASONS,
+        "rowIndex": ROW_INDEX,
+        "bundle": BUNDLE,
+        "qState": "s",
+        "boxPlain": "box",
+        "boxModified": "box modified",
+        "boxInvalid": "box invalid",
         "rowVeto": ROW_VETO,
         "rowDominated": ROW_DOMINATED,
         "colModel": COL_MODEL,

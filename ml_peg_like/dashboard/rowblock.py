@@ -1,32 +1,20 @@
-"""Blocks of a large table's rows, sorted on the server (no Dash).
+"""A table's rows held as columns, and their order as the grid sorts them (no Dash).
 
-Above ``components/bigrows.LARGE_ROWS`` models the grid holds only the rows it shows (AG Grid's
-infinite row model): it asks for rows ``start..end`` of the table in its current sort and the
-server answers with :func:`block`. The order is the one AG Grid's client-side row model gives a
-small table (its default comparator, which the grid's columns use): missing values (``None``)
-first when ascending and so last when descending, numbers by value, text by code point, and
-rows that tie keep the table's own order (the models' order) in both directions; a column
-sorted on its display name (the model column) by the name shown. One rule the JS does not
-repeat: the browser receives its rows already in order.
+The page's first view (``firstview.py``: the first rows as HTML, shown before the grid is drawn)
+lists the rows in the order AG Grid's client-side row model gives (its default comparator, which
+the grid's columns use): missing values (``None``) first when ascending and so last when
+descending, numbers by value, text by code point, and rows that tie keep the table's own order
+(the models' order) in both directions; a column sorted on its display name (the model column)
+by the name shown.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 
 from . import ids
-from .rowdelta import ABSENT
-
-#: the largest block one request may ask for (the grid asks for ``cacheBlockSize`` rows)
-MAX_BLOCK = 1000
-#: rows per block the grid asks for (``cacheBlockSize``; a screen shows ~25-40)
-BLOCK_ROWS = 100
-#: orders kept per worker (one per (rows, sort) pair: a list of ints per row)
-ORDER_CACHE = 8
 
 Rows = list[dict]  # or a RowTable (its dicts built for the block only)
 SortModel = list[tuple[str, str]]  # (column id, "asc" | "desc"), the first the main sort
@@ -119,41 +107,6 @@ class RowTable:
             row[ids.ROW_DOMINATED] = ", ".join(self.dominated[key])
         return row
 
-    def columns(self) -> dict[str, list]:
-        """:meth:`row`'s fields as columns, in its field order: ``{field: every row's value}``,
-        ``rowdelta.ABSENT`` where a row has no such field (``rowdelta.diff_columns``). Made
-        once per table (a kept table is the old side of the next edit's delta); read only."""
-        made = self.__dict__.get("_columns")
-        if made is None:
-            made = self.__dict__["_columns"] = self._make_columns()
-        return made
-
-    def _make_columns(self) -> dict[str, list]:
-        n = len(self)
-        cols: dict[str, list] = {
-            ids.COL_MODEL: list(self.models),
-            ids.COL_RANK: [int(v) for v in self._ranks],
-            ids.COL_DELTA: [_delta(v) for v in self._delta],
-        }
-        if any(self.names):
-            cols[ids.COL_NAME] = [nm or ABSENT for nm in self.names]
-        cols.update(self.fields)
-        why: list[dict] = [{} for _ in range(n)]
-        for k, v in self.reasons:
-            for r, letter in enumerate(v):
-                if letter:
-                    why[r][k] = letter
-        if any(why):
-            cols[ids.ROW_REASONS] = [w or ABSENT for w in why]
-        if self.veto and any(self.veto):
-            cols[ids.ROW_VETO] = [v or ABSENT for v in self.veto]
-        if self.dominated:
-            dom = self.dominated
-            cols[ids.ROW_DOMINATED] = [
-                ", ".join(dom[k]) if dom.get(k) else ABSENT for k in self.models
-            ]
-        return cols
-
     def rows(self, positions: Sequence[int] | None = None) -> Rows:
         """The dicts of the rows at ``positions`` (None: every row, in order)."""
         return [self.row(r) for r in (range(len(self)) if positions is None else positions)]
@@ -225,53 +178,3 @@ def order(rows: Sequence[dict] | RowTable, sort: SortModel) -> list[int]:
             perm = np.lexsort((v, flag))
         idx = idx[perm]
     return idx.tolist()
-
-
-class Blocks:
-    """Sorted blocks of row sets, with a small LRU of orders (sorting 10,000 rows: ~10 ms)."""
-
-    def __init__(self, entries: int = ORDER_CACHE):
-        self.entries = entries
-        self._orders: OrderedDict[tuple, list[int]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def order(self, key: str, rows: Rows, sort: SortModel) -> list[int]:
-        if not sort:
-            return list(range(len(rows)))
-        memo = (key, tuple(sort), len(rows))
-        with self._lock:
-            hit = self._orders.get(memo)
-            if hit is not None:
-                self._orders.move_to_end(memo)
-                return hit
-        idx = order(rows, sort)
-        with self._lock:
-            self._orders[memo] = idx
-            while len(self._orders) > self.entries:
-                self._orders.popitem(last=False)
-        return idx
-
-    def first(self, key: str, rows: Rows, sort: str) -> dict:
-        """The first block of ``rows`` in the order of the URL's ``sort`` text, as the grid's
-        datasource takes it with the edit's response (``assets/bigrows.js``: used when the grid
-        asks for the same key, rows and sort model; else fetched)."""
-        model = grid_sort(sort, rows)
-        return {
-            "key": key,
-            "start": 0,
-            "end": BLOCK_ROWS,
-            "sort": [{"colId": c, "sort": d} for c, d in model],
-            "rows": self.block(key, rows, model, 0, BLOCK_ROWS),
-            "n": len(rows),
-        }
-
-    def block(self, key: str, rows: Rows, sort: SortModel, start: int, end: int) -> Rows:
-        """Rows ``start`` (inclusive) to ``end`` (exclusive) of ``rows`` in ``sort``'s order."""
-        start = max(0, start)
-        end = min(len(rows), end, start + MAX_BLOCK)
-        if end <= start:
-            return []
-        idx = self.order(key, rows, sort)
-        if isinstance(rows, RowTable):
-            return rows.rows(idx[start:end])
-        return [rows[i] for i in idx[start:end]]

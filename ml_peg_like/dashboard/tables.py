@@ -89,6 +89,10 @@ REASON_TIPS = {
 }
 
 
+#: the tooltip of a missing cell by its reason code (the grid's JS reads them by code)
+REASON_BY_CODE = {code: text[:1].upper() + text[1:] for code, text in agg.REASON_TEXT.items()}
+
+
 def missing_reasons(
     child_scores: np.ndarray,
     weights: np.ndarray,
@@ -212,17 +216,34 @@ def header_width(header: str, lo: int = 96, hi: int = 190) -> int:
     return int(min(hi, max(lo, 7.5 * max(longest, len(header) / 2) + 34)))
 
 
-def _score_col(field: str, header: str, scale: float, *, tip: str = "", klass: str = "", **kw):
+def live_getter(kind: str, index: int = 0) -> dict[str, str]:
+    """The valueGetter of a cell that shows the live result's ``kind`` (``assets/live.js``:
+    "o" overall, "cov" its coverage, "c" category, "ccov" its coverage, "b" benchmark, "s" a
+    metric's score, "r" its raw value, "rank", "d" the rank change) of column ``index``."""
+    return {"function": f"mplValue(params, '{kind}', {int(index)})"}
+
+
+def _score_col(
+    col_id: str,
+    src: tuple[str, int],
+    header: str,
+    scale: float,
+    *,
+    tip: str = "",
+    klass: str = "",
+    **kw,
+):
     # classes go to AG Grid as lists of single names: given one string, AG Grid 35 removes every
-    # name of the old string when it changes ("drill modified" -> "drill" loses "drill")
+    # name of the old string when it changes ("drill modified" -> "drill loses "drill")
+    kind, index = src
     col = {
-        "field": field,
-        "colId": field,
+        "colId": col_id,
+        "valueGetter": live_getter(kind, index),
         "headerName": header,
         "headerTooltip": tip or header,
         "valueFormatter": {"function": f"fmtScore(params.value, {scale:g})"},
-        "cellStyle": {"function": f"scoreStyle(params, '{field}')"},
-        "tooltipValueGetter": {"function": f"missingTip(params, '{field}')"},
+        "cellStyle": {"function": f"scoreStyle(params, '{kind}', {index})"},
+        "tooltipValueGetter": {"function": f"missingTip(params, '{kind}', {index})"},
         **SCORE_COL,
         "width": header_width(header),
     }
@@ -231,6 +252,20 @@ def _score_col(field: str, header: str, scale: float, *, tip: str = "", klass: s
         col["cellClass"] = ["num", *klass.split()]
     col.update(kw)
     return col
+
+
+def _coverage_col(col_id: str, src: tuple[str, int], tip: str) -> dict:
+    kind, index = src
+    return {
+        "colId": col_id,
+        "valueGetter": live_getter(kind, index),
+        "headerName": "Coverage",
+        "headerTooltip": tip,
+        "valueFormatter": {"function": "fmtCoverage(params.value)"},
+        "type": "rightAligned",
+        "cellClass": "num cov",
+        "width": 96,
+    }
 
 
 def column_defs(
@@ -248,8 +283,9 @@ def column_defs(
     changed = changed or set()
     cols: list[dict] = [
         {
-            "field": ids.COL_RANK,
             "colId": ids.COL_RANK,
+            "valueGetter": live_getter("rank"),
+            "valueFormatter": {"function": "fmtRank(params)"},
             "headerName": "#",
             "headerTooltip": "Rank by overall score (1 = best)",
             "width": 58,
@@ -259,8 +295,8 @@ def column_defs(
             "sort": "asc",
         },
         {
-            "field": ids.COL_DELTA,
             "colId": ids.COL_DELTA,
+            "valueGetter": live_getter("d"),
             "headerName": "±",
             "headerTooltip": "Rank change against the default settings (▲ up, ▼ down; 'new': "
             "ranked now, not before; 'no score': no overall score now)",
@@ -292,26 +328,20 @@ def column_defs(
         },
         _score_col(
             ids.COL_OVERALL,
+            ("o", 0),
             "Overall",
             scale,
             tip="Overall score: weighted mean of the category scores",
             pinned="left",
             klass="overall",
-            tooltipValueGetter={"function": f"overallTip(params, '{ids.COL_OVERALL}')"},
+            tooltipValueGetter={"function": "overallTip(params)"},
         ),
     ]
     if cfg.uses_skip and not view:
         cols.append(
-            {
-                "field": ids.COL_COVERAGE,
-                "colId": ids.COL_COVERAGE,
-                "headerName": "Coverage",
-                "headerTooltip": "Share of the overall weight with data (policy 'skip')",
-                "valueFormatter": {"function": "fmtCoverage(params.value)"},
-                "type": "rightAligned",
-                "cellClass": "num cov",
-                "width": 96,
-            }
+            _coverage_col(
+                ids.COL_COVERAGE, ("cov", 0), "Share of the overall weight with data (policy 'skip')"
+            )
         )
     node = view_node(cfg, view)
     if node is None:
@@ -328,6 +358,7 @@ def column_defs(
             cols.append(
                 _score_col(
                     ids.cat_col(i),
+                    ("c", i),
                     c.name,
                     scale,
                     tip=_header_tip(
@@ -339,9 +370,11 @@ def column_defs(
         return cols
     path = cfg.full_path(view)
     if isinstance(node, Category):
+        ci = Layout(cfg).cat_index[node.name]
         cols.append(
             _score_col(
                 ids.COL_CAT_SCORE,
+                ("c", ci),
                 f"{node.name} score",
                 scale,
                 tip=_header_tip(node, "category score"),
@@ -350,16 +383,11 @@ def column_defs(
         )
         if agg.is_skip(cfg.policy(node)):
             cols.append(
-                {
-                    "field": ids.COL_CAT_COVERAGE,
-                    "colId": ids.COL_CAT_COVERAGE,
-                    "headerName": "Coverage",
-                    "headerTooltip": f"Share of the weight of {node.name} with data",
-                    "valueFormatter": {"function": "fmtCoverage(params.value)"},
-                    "type": "rightAligned",
-                    "cellClass": "num cov",
-                    "width": 96,
-                }
+                _coverage_col(
+                    ids.COL_CAT_COVERAGE,
+                    ("ccov", ci),
+                    f"Share of the weight of {node.name} with data",
+                )
             )
         for b in node.benchmarks:
             k = Layout(cfg).bench_index[b.name]
@@ -372,6 +400,7 @@ def column_defs(
             cols.append(
                 _score_col(
                     ids.bench_col(k),
+                    ("b", k),
                     b.name,
                     scale,
                     tip=_header_tip(
@@ -386,6 +415,7 @@ def column_defs(
     cols.append(
         _score_col(
             ids.COL_BENCH_SCORE,
+            ("b", lay.bench_index[node.name]),
             f"{node.name} score",
             scale,
             tip=_header_tip(node, "benchmark score"),
@@ -404,19 +434,17 @@ def column_defs(
             + (" tl" if m.normaliser == "traffic_light" else "")
         )
         if show == "score":
-            cols.append(_score_col(ids.score_col(j), header, scale, tip=tip, klass=klass))
+            cols.append(_score_col(ids.score_col(j), ("s", j), header, scale, tip=tip, klass=klass))
         else:
             cols.append(
                 {
-                    "field": ids.raw_col(j),
                     "colId": ids.raw_col(j),
+                    "valueGetter": live_getter("r", j),
                     "headerName": header,
                     "headerTooltip": tip,
                     "valueFormatter": {"function": "fmtRaw(params.value)"},
-                    "cellStyle": {"function": f"scoreStyle(params, '{ids.score_col(j)}')"},
-                    "tooltipValueGetter": {
-                        "function": f"rawTip(params, '{ids.score_col(j)}', {scale:g})"
-                    },
+                    "cellStyle": {"function": f"scoreStyle(params, 's', {j})"},
+                    "tooltipValueGetter": {"function": f"rawTip(params, {j}, {scale:g})"},
                     **SCORE_COL,
                     "headerClass": klass.split(),
                     "cellClass": ["num", *klass.split()],

@@ -99,7 +99,7 @@ def register(app) -> None:
         ClientsideFunction("mplCompare", "sync"),
         Output(ids.COMPARE_OPEN, "children"),
         Input(ids.COMPARE_MODELS, "value"),
-        Input(ids.ROWKEY, "data"),
+        Input(ids.GRID, "rowData"),
         prevent_initial_call=True,
     )
     app.clientside_callback(

@@ -1,12 +1,13 @@
-"""The edit callback: ONE server callback takes every user action (a box, a reset, a preset, an
-upload, the URL, navigation, the raw/normalised toggle, the model filter) and returns every part's
-new state in one round trip: the changes, the URL, the table, the curve, the boxes and messages.
-It sends only what changed (``no_update`` elsewhere).
+"""The server's callback: ONE callback takes every user action but a box edit (a reset, a
+preset, an upload, the URL, navigation, the raw/normalised toggle, the model filter, the policy)
+and returns every part's new state in one round trip: the changes, the URL, the columns, the
+boxes, the curve and messages. It sends only what changed (``no_update`` elsewhere).
 
-An edit's flow: the boxes' text -> :func:`~ml_peg_like.dashboard.state.apply_edit` (new changes
-and the new config, validated once) -> ``encode_changes`` once -> ``ScoreCache.scores_for(changes,
-config=, key=)`` (scores; the config is not built again) -> tables, figure, boxes, query (the same
-encoded text) -> the ``on_changes`` hook given at composition (the robustness tau line).
+A box edit is scored and drawn in the browser (``liveedit.py``); its new changes reach this
+callback through the changes store (the trigger ``ids.CHANGES``), and the parts that need Python
+follow: the stability intervals and dominance marks, Explore, the policy bar, the robustness tau
+line (the ``on_changes`` hook given at composition). The grid's numbers are never sent: its rows
+are the models, and its cells read the browser's live result.
 """
 
 from __future__ import annotations
@@ -18,14 +19,13 @@ from dash import ALL, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from ...config import ROOT, Config, loads_config
-from ...errors import ConfigError, Problem
+from ...errors import ConfigError
 from ...numfmt import SCORE_DIGITS, clean_digits
 from .. import ids
 from ..cache import ScoreCache
 from ..figures import curve_figure
 from ..state import (
     MAX_STATE_CHARS,
-    MAX_TEXT,
     Q_DIGITS,
     Q_FILTER,
     Q_METRIC,
@@ -45,27 +45,19 @@ from ..state import (
     encode_changes,
     filtered_models,
     make_query,
-    node_value,
-    parse_box,
     parse_query,
     reset_paths,
-    same_value,
-    split_where,
 )
 from ..tables import (
     canonical_view,
     column_defs,
-    row_data,
-    row_table,
     threshold_problems,
     view_node,
 )
 from . import curve, grid, navigation, policy, settings, toolbar
 from . import explore as explore_view
-from .bigrows import model_options
 from .inputs import attr_selection, boxes_of, same_as_shown, text
 from .presets import apply_preset
-from .rowsync import INFINITE, RowSync
 from .sensitivity import EDIT_INPUTS as SENS_INPUTS
 from .sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
 from .sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
@@ -87,8 +79,10 @@ SHOWN_ONLY = (
     ("msg", "shown_msg", (ids.KEY_PATH,)),
 )
 
-#: what the composition may hand in: called with each accepted change; {element id: text} or None
-OnChanges = Callable[[Changes], dict[str, str] | None]
+#: what the composition may hand in: called with each accepted change; the robustness tau line's
+#: text, or None
+OnChanges = Callable[[Changes], str | None]
+TAU_OUTPUT = dict(tau=Output(ids.ROB_TAU, "children"))
 
 OUTPUTS = dict(
     changes=Output(ids.CHANGES, "data"),
@@ -96,9 +90,7 @@ OUTPUTS = dict(
     search=Output(ids.URL, "search"),
     qs=Output(ids.QS, "data"),
     rows=Output(ids.GRID, "rowData"),
-    rowdelta=Output(ids.ROWDELTA, "data"),
-    rowkey=Output(ids.ROWKEY, "data"),
-    bigblock=Output(ids.BIG_BLOCK, "data"),
+    dominated=Output(ids.DOMINATED, "data"),
     cols=Output(ids.GRID, "columnDefs"),
     colsig=Output(ids.COLSIG, "data"),
     settings=Output(ids.SETTINGS, "children"),
@@ -115,9 +107,7 @@ OUTPUTS = dict(
     reset_label=Output(ids.RESET_ALL, "children"),
     reset_disabled=Output(ids.RESET_ALL, "disabled"),
     upload=Output(ids.UPLOAD, "contents"),
-    early_texts=Output(ids.EARLY_TEXTS, ids.HELD),
     picks=Output(ids.MODEL_FILTER, "value"),
-    pick_options=Output(ids.MODEL_FILTER, "options", allow_duplicate=True),  # large tables
     attr_value=Output(ids.attr(ALL), "value"),
     shown_count=Output(ids.SHOWN_COUNT, "children"),
     policy=Output(ids.MISSING_POLICY, "value"),
@@ -132,7 +122,7 @@ OUTPUTS = dict(
     **curve.OUTPUTS,
 )
 INPUTS = dict(
-    box=Input(BOX, "value"),
+    changes=Input(ids.CHANGES, "data"),  # written by a box edit in the browser (liveedit.py)
     reset_one=Input(ids.by_path(ids.T_RESET, ALL), "n_clicks"),
     reset_table=Input(ids.RESET_TABLE, "n_clicks"),
     reset_all=Input(ids.RESET_ALL, "n_clicks"),
@@ -152,12 +142,11 @@ INPUTS = dict(
     **explore_view.INPUTS,
 )
 STATES = dict(
+    box=State(BOX, "value"),
     filename=State(ids.UPLOAD, "filename"),
-    changes=State(ids.CHANGES, "data"),
     view=State(ids.VIEW, "data"),
     qs=State(ids.QS, "data"),
     colsig=State(ids.COLSIG, "data"),
-    rowkey=State(ids.ROWKEY, "data"),
     shown_status=State(ids.STATUS, "children"),
     shown_class=State(BOX, "className"),
     shown_msg=State(MSG, "children"),
@@ -181,35 +170,22 @@ def register(
     *,
     on_changes: OnChanges | None = None,
     sensitivity: Sensitivity | None = None,
-    deltas: bool | str = "auto",
-) -> RowSync:
-    """The edit callback; returns its ``RowSync`` (a large table's row route shares it).
+) -> None:
+    """The server's callback of every action but a box edit (the browser scores those:
+    ``liveedit.py``; their new changes reach this callback through the changes store, and it
+    answers what needs Python).
     ``on_changes(changes)``: called after every accepted change of the settings, inside the
-    same request; the {element id: text} it returns are shown (``ids.EARLY_TEXTS``: the tau line).
+    same request; the text it returns is the robustness tau line's.
     ``sensitivity``: the boxes' stability intervals, dominance marks, curve bands and the
-    what-if buttons (components/sensitivity.py) go in the same response.
-    ``deltas``: send the grid only the cells that changed ("auto": when the table is large;
-    False: the whole table each time; see ``rowsync.RowSync``)."""
+    what-if buttons (components/sensitivity.py) go in the same response."""
     defaults = cache.defaults
     paths = cache.paths
     sens = sensitivity
-    outputs = {**OUTPUTS, **SENS_OUTPUTS} if sens else OUTPUTS
+    outputs = {**OUTPUTS, **SENS_OUTPUTS} if sens else dict(OUTPUTS)
+    if on_changes is not None:
+        outputs.update(TAU_OUTPUT)
     inputs = {**INPUTS, **SENS_INPUTS} if sens else INPUTS
     wildcards = (*WILDCARD_OUTPUTS, *SENS_WILDCARD) if sens else WILDCARD_OUTPUTS
-
-    def build_rows(changes_key: str, scores, view: str, models, rank_shown: bool, table=False):
-        sv = sens.view_state(changes_key, scores, view) if sens else None
-        return (row_table if table else row_data)(
-            scores,
-            view,
-            default_overall=cache.default_scores.overall_scores,
-            models=models,
-            dominated=sv.dominated if sv else None,
-            names=cache.display,
-            rank_shown=rank_shown,
-        )
-
-    rowsync = RowSync(cache, build_rows, deltas=deltas)
 
     @app.callback(output=outputs, inputs=inputs, state=STATES, prevent_initial_call=True)
     def update(**kw: Any) -> dict[str, Any]:
@@ -230,6 +206,8 @@ def register(
             raise PreventUpdate
         if f"{ids.URL}.search" in ctx.triggered_prop_ids:
             trig = ids.URL  # a page load (or back/forward) wins over anything fired with it
+            if f"{ids.CHANGES}.data" in ctx.triggered_prop_ids and kw["search"] == kw["qs"]:
+                trig = ids.CHANGES  # an edit in the browser wrote both: its changes
         # everything from the client is checked for type and size first: a forged request that
         # does not look like the page's own is ignored (204), it never reaches the engine
         try:
@@ -265,32 +243,12 @@ def register(
         new_changes = changes
         new_cfg: Config | None = None  # the config of new_changes, when already built
         rewrite = False  # rewrite every box from the state (reset, preset, upload, URL)
-        edit_error: tuple[str, str] | None = None  # (path, message)
-        pending: set[tuple[str, str]] = set()
+        pending: set[tuple[str, str]] = set()  # boxes whose text stays (none: the browser's)
         shown: Any = no_update
         link = False
 
-        if kind == ids.T_SETTING:
-            path, field = trig.get(ids.KEY_PATH, ""), trig.get(ids.KEY_FIELD, "")
-            typed = next((val for p, f, val in boxes if p == path and f == field), None)
-            edits = {(path, field): typed}
-            # other boxes of the same row still holding a refused value are retried with it
-            for p, f, val in boxes:
-                if p != path or f == field:
-                    continue
-                now = changes[p][f] if f in changes.get(p, {}) else node_value(defaults, p, f)
-                if not same_value(parse_box(val), now):
-                    edits[(p, f)] = val
-            pending = set(edits)
-            try:
-                if any(isinstance(t, str) and len(t) > MAX_TEXT for t in edits.values()):
-                    raise ConfigError([Problem(f"{path}.{field}", "too long: type a number")])
-                new_changes, new_cfg = apply_edit(defaults, changes, edits)
-            except ConfigError as exc:
-                mine = [
-                    pr.message for pr in exc.problems if split_where(pr.where, paths)[0] == path
-                ]
-                edit_error = (path, "; ".join(dict.fromkeys(mine)) or problem_text(exc))
+        if trig == ids.CHANGES:
+            pass  # scored and drawn in the browser: what needs Python follows
         elif kind == ids.T_RESET:
             new_changes = reset_paths(changes, [trig.get(ids.KEY_PATH, "")])
             rewrite = True
@@ -385,10 +343,6 @@ def register(
             if linked != filters:
                 filters = linked
                 out["picks"] = linked.get(ids.FILTER_PICKS) or None
-                if rowsync.deltas == INFINITE:  # offered with them (bigrows: searched options)
-                    out["pick_options"] = model_options(
-                        cache.models, cache.display, "", out["picks"]
-                    )
                 sel = linked.get(ids.FILTER_ATTRS) or {}
                 out["attr_value"] = [
                     sel.get(o["id"][ids.KEY_NAME]) or None
@@ -440,18 +394,6 @@ def register(
         elif not metric or not metric.startswith(v + "/") or metric not in paths:
             metric = first_metric(defaults, v)
 
-        if edit_error is not None:
-            # refused: the scores, changes and URL keep their last valid values
-            p, message = edit_error
-            out["box_class"] = [
-                (settings.BOX_INVALID if (bp, bf) in pending else no_update) for bp, bf, _ in boxes
-            ]
-            out["msg"] = [
-                message if m["id"][ids.KEY_PATH] == p else no_update
-                for m in ctx.outputs_grouping["msg"]
-            ]
-            return out
-
         key = encode_changes(new_changes)  # once: the cache key and the URL's state
         try:
             cfg, scores = cache.scores_for(new_changes, config=new_cfg, key=key)
@@ -459,14 +401,14 @@ def register(
             raise PreventUpdate from None  # a forged state the page itself never holds
         # {model: NAME} thresholds whose model has no value: the metric is not scored (red box)
         problems = threshold_problems(scores)
-        edited = {bp for bp, _bf in pending}
         linked_problems = {k: m for k, m in problems.items() if link and k[0] in new_changes}
         if linked_problems and shown is no_update:
             shown = threshold_status(linked_problems, "The link's settings leave a metric unscored")
+        from_browser = trig == ids.CHANGES  # the browser holds its changes, URL and boxes
         if new_changes != changes:
             out["changes"] = new_changes
-            if on_changes is not None:
-                out["early_texts"] = on_changes(new_changes) or no_update
+        if on_changes is not None and (new_changes != changes or from_browser):
+            out["tau"] = on_changes(new_changes) or no_update
         if view_changed or metric != metric0:
             out["view"] = {ids.VIEW_PATH: page or v, ids.VIEW_METRIC: metric}
         query = make_query(
@@ -482,24 +424,16 @@ def register(
             },
         )
         query = explore_view.query_tail(query, page, sel)
-        if query != (kw["qs"] or "") or trig == ids.URL:
+        if not from_browser and (query != (kw["qs"] or "") or trig == ids.URL):
             out["search"] = query
             out["qs"] = query
         sv = sens.view_state(key, scores, v) if sens else None
         shown_models = filtered_models(filters, cache.models, cache.attr_values)
-        rowsync.output(
-            out,
-            kw["rowkey"],
-            changes_key=key,
-            scores=scores,
-            view=v,
-            filters=filters,
-            models=shown_models,
-            rank_shown=bool(kw["rank_shown"]),
-            sort=sort,
-        )
         n_all = len(cache.models)
+        if sv is not None:
+            out["dominated"] = {k: ", ".join(v) for k, v in (sv.dominated or {}).items() if v}
         if trig in (ids.MODEL_FILTER, ids.URL) or kind == ids.T_ATTR:  # else the same filters
+            out["rows"] = grid.index_rows(cache.models, cache.display, shown_models)
             out["shown_count"] = toolbar.shown_text(
                 n_all if shown_models is None else len(shown_models), n_all
             )
@@ -512,7 +446,7 @@ def register(
             column_defs(scores, v, show=show, changed=changed_set, metric=metric), sort
         )
         try:  # the page shows the bar of ``changes``: what equals it is not sent
-            shown_scores = cache.scores_for(changes)[1]
+            shown_scores = None if from_browser else cache.scores_for(changes)[1]
         except ConfigError:
             shown_scores = None
         policy.fill(out, kw["policy"], scores, shown=shown_scores)
@@ -565,7 +499,7 @@ def register(
 
         if sv:  # the view's interval texts, unless the page shows the same (one store)
             out["sens_texts"] = sv.store(
-                None if view_changed else sens.cached(encode_changes(changes), v)
+                None if view_changed or from_browser else sens.cached(encode_changes(changes), v)
             )
         if view_changed:
             out["settings"] = settings.panel(
@@ -577,6 +511,8 @@ def register(
             out["show_style"] = SHOWN if is_bench else HIDDEN
             return out
 
+        if from_browser:
+            return out  # the browser has marked its boxes
         # same view: update the boxes in place (never re-render them: focus stays where it is);
         # only the boxes whose value or mark changes are sent
         out["box_value"], out["box_class"] = settings.box_states(
@@ -591,10 +527,9 @@ def register(
         )
         out["msg"] = [
             settings.row_message(m["id"][ids.KEY_PATH], problems)
-            if (rewrite or m["id"][ids.KEY_PATH] in edited)
+            if rewrite
             else no_update
             for m in ctx.outputs_grouping["msg"]
         ]
         return out
 
-    return rowsync

@@ -1,6 +1,9 @@
-"""The scores grid (one AG Grid; its columns and rows come from ``tables.py``) and the raw /
-normalised toggle of a benchmark view. Its cells and headers navigate through
-``navigation.register``; its contents are outputs of the edit callback."""
+"""The scores grid (one AG Grid) and the raw / normalised toggle of a benchmark view.
+
+A row is one model (:func:`index_rows`: its key, display name and index on the board); every
+number in it is read from the browser's live result (``assets/live.js``) by the columns'
+valueGetters (``tables.column_defs``). So an edit changes no row: the grid redraws its cells.
+Its cells and headers navigate through ``navigation.register``."""
 
 from __future__ import annotations
 
@@ -33,17 +36,29 @@ def colsig(cols: list[dict]) -> str:
     return hashlib.blake2b(orjson.dumps(cols), digest_size=8).hexdigest()
 
 
-def layout(
-    columns: list[dict], rows: list[dict] | None, n_models: int, infinite: dict | None = None
-) -> list:
-    """The toggle (hidden until a benchmark view) and the grid in its box. ``infinite``: the
-    options of AG Grid's infinite row model (a large table: ``bigrows``; ``rows`` unused)."""
+def index_rows(models, names=None, shown=None) -> list[dict]:
+    """One row per model: ``{model: key, i: index on the board}`` and ``mn`` (its display name)
+    when it differs from the key. ``shown``: only these models (board order kept)."""
+    keep = None if shown is None else set(shown)
+    rows = []
+    for i, key in enumerate(models):
+        if keep is not None and key not in keep:
+            continue
+        row = {ids.COL_MODEL: key, ids.ROW_INDEX: i}
+        name = (names or {}).get(key)
+        if name and name != key:
+            row[ids.COL_NAME] = name
+        rows.append(row)
+    return rows
+
+
+def layout(columns: list[dict], rows: list[dict], n_models: int) -> list:
+    """The toggle (hidden until a benchmark view) and the grid in its box."""
     auto_height = n_models <= AUTO_HEIGHT_ROWS
-    row_model = {"rowModelType": "infinite"} if infinite else {"rowData": rows}
     grid = dag.AgGrid(
         id=ids.GRID,
         columnDefs=columns,
-        **row_model,
+        rowData=rows,
         getRowId=f"params.data.{ids.COL_MODEL}",
         defaultColDef={
             "sortable": True,
@@ -65,7 +80,6 @@ def layout(
             **({"domLayout": "autoHeight"} if auto_height else {}),
             "theme": {"function": GRID_THEME},
             **compare.GRID_OPTIONS,  # a tick column: the models to compare
-            **{k: v for k, v in (infinite or {}).items() if k != "rowModelType"},
         },
         className="scores-grid",
         style={"width": "100%"} if auto_height else {"height": "100%", "width": "100%"},

@@ -1,0 +1,298 @@
+/* The board's live scores in the browser: the JavaScript engine (engine.js, window.mplEngine)
+ * scores the defaults + the user's changes, and the grid's cells read the result through
+ * valueGetters (mplValue, dashAgGridFunctions.js). An edit is scored here and drawn at once; the
+ * server is never asked for a table.
+ *
+ * The bundle (the tree, the normalisers' declarations and the raw matrix: ml_peg_like/bundle.py)
+ * is written into the page as a JSON script element (id from window.mplNames.bundle). The grid
+ * holds one small row per model ({model, mn, i}): every number is read from the live result, so
+ * an edit is one scoring, AG Grid's refreshCells (change detection: only the cells whose value
+ * changed are drawn) and a re-sort (refreshClientSideRowModel), all documented AG Grid APIs
+ * reached through dash-ag-grid's getApi. */
+(function () {
+  "use strict";
+  var own = Object.prototype.hasOwnProperty;
+
+  function N() {
+    return window.mplNames || {};
+  }
+
+  var live = {
+    bundle: null, // the board as the page holds it (ml_peg_like/bundle.py)
+    board: null, // mplEngine.prepare(bundle)
+    base: null, // the defaults' result (rank change and the curve's default thresholds)
+    res: null, // the result shown
+    changes: {}, // the changes of res
+    key: "", // JSON of the changes of res (the same changes are not scored twice)
+    n: 0,
+    shown: null, // Int32Array of the models shown (null: every model), in board order
+    rankShown: false, // ranks among the shown models only
+    ranks: null, // the ranks shown (null = no rank) and whether each is shared
+    tied: null,
+    delta: null, // rank change against the defaults: a number, or a word ("new", "no score")
+    dominated: {}, // {model key: "A, B"}: the server's dominance marks (sensitivity)
+    failed: "", // why the engine could not start ("" when it runs)
+  };
+  window.mplLive = live;
+
+  // ---------------------------------------------------------------- the engine's result layout
+  // matrices are models x columns, column-major (column j of model i at j * n + i)
+  function at(mat, i, j) {
+    return mat ? mat[j * live.n + i] : NaN;
+  }
+
+  function bundleText() {
+    var el = document.getElementById(N().bundle);
+    return el ? el.textContent : "";
+  }
+
+  // ---------------------------------------------------------------- state
+  function rankOf(overall, idx) {
+    var E = window.mplEngine;
+    var vals = idx ? Array.prototype.map.call(idx, function (i) { return overall[i]; }) : overall;
+    return E.rankScores(vals);
+  }
+
+  function derive() {
+    var E = window.mplEngine;
+    var res = live.res;
+    var n = live.n;
+    var ranks = new Array(n).fill(null);
+    var tied = new Array(n).fill(false);
+    var delta = new Array(n).fill(0);
+    var idx = live.rankShown && live.shown ? live.shown : null;
+    var sub = function (a) {
+      return idx ? Array.prototype.map.call(idx, function (i) { return a[i]; }) : a;
+    };
+    var now = rankOf(res.overall, idx);
+    var ch = E.rankChange(sub(live.base.overall), sub(res.overall));
+    var m = idx ? idx.length : n;
+    for (var k = 0; k < m; k++) {
+      var i = idx ? idx[k] : k;
+      ranks[i] = now.ranks[k];
+      tied[i] = now.tied[k];
+      delta[i] = ch.word[k] ? ch.word[k] : ch.delta[k];
+    }
+    live.ranks = ranks;
+    live.tied = tied;
+    live.delta = delta;
+  }
+
+  live.boot = function () {
+    if (live.board || live.failed) return !!live.board;
+    var E = window.mplEngine;
+    var text = bundleText();
+    if (!E || !text) return false;
+    try {
+      live.bundle = JSON.parse(text);
+      live.board = E.prepare(live.bundle);
+      live.base = E.score(live.board, {});
+      if (live.base.errors && live.base.errors.length) throw new Error(live.base.errors[0].message);
+    } catch (err) {
+      live.board = null;
+      live.failed = String((err && err.message) || err);
+      return false;
+    }
+    live.n = live.bundle.models.length;
+    live.res = live.base;
+    live.changes = {};
+    live.key = "{}";
+    derive();
+    return true;
+  };
+
+  function keyOf(changes) {
+    return JSON.stringify(changes || {});
+  }
+
+  // Score ``changes``: [] and the result shown, or the problems ([{where, message}]) and the
+  // last good result kept.
+  live.setChanges = function (changes) {
+    if (!live.boot()) return [{ where: "", message: live.failed || "the scores are not loaded" }];
+    var key = keyOf(changes);
+    if (key === live.key) return [];
+    var res = window.mplEngine.score(live.board, changes || {});
+    if (res.errors && res.errors.length) return res.errors;
+    live.res = res;
+    live.changes = changes || {};
+    live.key = key;
+    derive();
+    return [];
+  };
+
+  // ---------------------------------------------------------------- the defaults of a box
+  // {key path: node of the bundle's tree} ("" = the board itself), made once
+  var nodes = null;
+
+  function nodeIndex() {
+    if (nodes) return nodes;
+    var b = live.bundle;
+    nodes = { "": { kind: "root", node: b } };
+    (b.categories || []).forEach(function (c) {
+      nodes[c.path] = { kind: "category", node: c };
+      c.benchmarks.forEach(function (bm) {
+        nodes[bm.path] = { kind: "benchmark", node: bm };
+        bm.metrics.forEach(function (m) { nodes[m.path] = { kind: "metric", node: m }; });
+      });
+    });
+    return nodes;
+  }
+
+  function paramDefault(m, field) {
+    var decl = live.bundle.normalisers[m.fields.normaliser || "linear"] || { params: [] };
+    var p = decl.params.filter(function (q) { return q.name === field; })[0];
+    return p ? p.default : null;
+  }
+
+  // the default value of a box (the config's, before any change): a number, {model: NAME},
+  // "best" / "worst", a policy name; null when the field is not set
+  live.defaultValue = function (path, field) {
+    if (!live.boot()) return null;
+    var entry = nodeIndex()[path];
+    if (!entry) return null;
+    var node = entry.node;
+    if (entry.kind !== "metric") {
+      if (field === "weight") return entry.kind === "root" ? null : node.weight;
+      return own.call(node, field) ? node[field] : null;
+    }
+    if (own.call(node.fields, field)) return node.fields[field];
+    return field === "weight" ? 1 : paramDefault(node, field);
+  };
+
+  live.setShown = function (indices, rankShown) {
+    if (!live.boot()) return;
+    live.shown = indices ? Int32Array.from(indices) : null;
+    live.rankShown = !!rankShown;
+    derive();
+  };
+
+  live.setDominated = function (dominated) {
+    live.dominated = dominated && typeof dominated === "object" ? dominated : {};
+  };
+
+  // ---------------------------------------------------------------- what a cell shows
+  // kinds: "rank", "d" (rank change), "o" overall, "cov" its coverage, "c" category i, "ccov"
+  // its coverage, "b" benchmark k, "s" metric j's score, "r" metric j's raw value
+  live.value = function (i, kind, j) {
+    if (!live.boot() || typeof i !== "number") return null;
+    var v = cellValue(live.res, i, kind, j);
+    return typeof v === "number" && isNaN(v) ? null : v;
+  };
+
+  function cellValue(res, i, kind, j) {
+    switch (kind) {
+      case "rank":
+        return live.ranks[i];
+      case "d":
+        return live.delta[i];
+      case "o":
+        return res.overall[i];
+      case "cov":
+        return res.coverage ? res.coverage.overall[i] : NaN;
+      case "c":
+        return at(res.cat, i, j);
+      case "ccov":
+        return res.coverage ? at(res.coverage.cat, i, j) : NaN;
+      case "b":
+        return at(res.bench, i, j);
+      case "s":
+        return at(res.metric, i, j);
+      case "r":
+        return at(live.board.raw, i, j);
+      default:
+        return NaN;
+    }
+  }
+
+  // the reason code of a missing cell (aggregation.REASON_TEXT's codes): 0 = present
+  live.reasonCode = function (i, kind, j) {
+    if (!live.boot() || typeof i !== "number") return 0;
+    var rs = live.res.reasons || {};
+    switch (kind) {
+      case "o":
+        return rs.overall ? rs.overall[i] : 0;
+      case "c":
+        return rs.cat ? at(rs.cat, i, j) : 0;
+      case "b":
+        return rs.bench ? at(rs.bench, i, j) : 0;
+      case "s":
+      case "r":
+        return rs.metric ? at(rs.metric, i, j) : 0;
+      default:
+        return 0;
+    }
+  };
+
+  live.vetoReason = function (i) {
+    var r = live.res && live.res.vetoReasons;
+    return r && r[i] ? r[i] : "";
+  };
+
+  live.isTied = function (i) {
+    return !!(live.tied && live.tied[i]);
+  };
+
+  // ---------------------------------------------------------------- drawing
+  live.refreshGrid = function () {
+    var dag = window.dash_ag_grid;
+    var api = null;
+    try {
+      api = dag && dag.getApi ? dag.getApi(N().grid) : null;
+    } catch (err) {
+      api = null; // the grid is not drawn yet: it reads the live result when it is
+    }
+    if (!api) return false;
+    api.refreshCells();
+    api.refreshClientSideRowModel("sort");
+    return true;
+  };
+
+  // ---------------------------------------------------------------- Dash's side (liveedit.py)
+  var dc = (window.dash_clientside = window.dash_clientside || {});
+  dc.mplLiveSync = {
+    // the changes store: whoever wrote it (a link, a reset, a preset, an upload, an edit here)
+    changes: function (changes) {
+      var before = live.key;
+      var problems = live.setChanges(changes || {});
+      if (!problems.length && live.key !== before) {
+        live.refreshGrid();
+        live.redraw();
+      }
+    },
+    // the rows the grid holds (the model filter) and whether ranks are among them only
+    rows: function (rows, rankShown) {
+      if (!live.boot()) return;
+      var all = !rows || rows.length === live.n;
+      var idx = all ? null : rows.map(function (r) { return r[N().rowIndex]; });
+      var on = Array.isArray(rankShown) ? rankShown.length > 0 : !!rankShown;
+      live.setShown(idx, on);
+      live.refreshGrid();
+    },
+    // the server's dominance marks ({model: "A, B"}): the model column's mark and tooltip
+    dominated: function (dominated) {
+      live.setDominated(dominated);
+      var dag = window.dash_ag_grid;
+      try {
+        var api = dag.getApi(N().grid);
+        api.refreshCells({ columns: [N().colModel], force: true });
+      } catch (err) {
+        return; // the grid reads them when it is drawn
+      }
+    },
+  };
+
+  // what else the page draws from the live result (the curve): called after every new result
+  var listeners = [];
+  live.listen = function (fn) {
+    listeners.push(fn);
+  };
+  live.redraw = function () {
+    listeners.forEach(function (fn) {
+      try {
+        fn(live);
+      } catch (err) {
+        if (window.console) window.console.error(err);
+      }
+    });
+  };
+})();

@@ -1,0 +1,75 @@
+"""The edit path in the browser: the board travels with the page, the browser scores it.
+
+The page holds the board (:func:`bundle_script`: ``ml_peg_like.bundle.make_bundle`` as a JSON
+script element); ``assets/engine.js`` scores defaults + changes and ``assets/live.js`` keeps the
+result the grid's cells read. This module declares the clientside callbacks that keep it so:
+
+- a box edit (:data:`EDIT`): scored in the browser, the grid redrawn, the changes, the URL and the
+  boxes' marks written (``assets/edit.js``); no request to the server;
+- changes from elsewhere (a link, a reset, a preset, an upload: the server's answer writes the
+  changes store), the rows shown (the model filter) and the ranks among them, and the
+  dominance marks the server computes: handed to the live result (``mplLiveSync``).
+
+The server hears of an edit through the changes store and answers what needs Python (stability
+intervals, dominance, Explore, the robustness tau line) when it is ready.
+"""
+
+from __future__ import annotations
+
+import json
+
+from dash import ALL, ClientsideFunction, Input, Output, State
+
+from ...bundle import make_bundle
+from .. import ids
+
+BOX = ids.box(ALL, ALL)
+MSG = ids.by_path(ids.T_MSG, ALL)
+
+
+def bundle_json(config, raw) -> str:
+    """The board as JSON text safe inside a ``<script>`` element."""
+    text = json.dumps(make_bundle(config, raw), separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def bundle_script(config, raw) -> str:
+    """``<script type="application/json" id=...>`` holding the board for ``assets/live.js``."""
+    return (
+        f'<script type="application/json" id="{ids.BUNDLE}">' + bundle_json(config, raw) + "</script>"
+    )
+
+
+def register(app) -> None:
+    """The clientside callbacks of the live result (see the module doc)."""
+    app.clientside_callback(
+        ClientsideFunction("mplEdit", "box"),
+        Output(ids.CHANGES, "data", allow_duplicate=True),
+        Output(ids.QS, "data", allow_duplicate=True),
+        Output(ids.URL, "search", allow_duplicate=True),
+        Output(BOX, "className", allow_duplicate=True),
+        Output(MSG, "children", allow_duplicate=True),
+        Output(ids.STATUS, "children", allow_duplicate=True),
+        Output(ids.RESET_ALL, "children", allow_duplicate=True),
+        Output(ids.RESET_ALL, "disabled", allow_duplicate=True),
+        Input(BOX, "value"),
+        State(ids.CHANGES, "data"),
+        State(ids.QS, "data"),
+        State(ids.STATUS, "children"),
+        State(BOX, "id"),
+        State(MSG, "id"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction("mplLiveSync", "changes"),
+        Input(ids.CHANGES, "data"),
+    )
+    app.clientside_callback(
+        ClientsideFunction("mplLiveSync", "rows"),
+        Input(ids.GRID, "rowData"),
+        Input(ids.RANK_SHOWN, "value"),
+    )
+    app.clientside_callback(
+        ClientsideFunction("mplLiveSync", "dominated"),
+        Input(ids.DOMINATED, "data"),
+    )

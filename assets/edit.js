@@ -171,6 +171,15 @@
     return [nu, nu, nu, m[0], m[1], nu, nu, nu];
   }
 
+  function unchanged(boxes, msgIds, pending, path, changes) {
+    var tp = thresholdProblems(window.mplLive.res);
+    var m = marks(boxes, msgIds, pending, path, function (p, f) {
+      return boxClass(!!(changes[p] && own.call(changes[p], f)), tp[p + "." + f]);
+    }, rowMessage(path, tp));
+    var nu = dc.no_update;
+    return [nu, nu, nu, m[0], m[1], nu, nu, nu];
+  }
+
   dc.mplEdit = {
     box: function (values, changes, qs, status, boxIds, msgIds) {
       var ctx = dc.callback_context;
@@ -179,11 +188,17 @@
         throw dc.PreventUpdate;
       }
       changes = changes || {};
+      window.mplLive.edits += 1; // edits answered (a test waits for the next one)
       var boxes = boxIds.map(function (id, k) { return { id: id, value: values[k] }; });
       var list = edits(trig, boxes, changes);
       var pending = {};
       list.forEach(function (e) { pending[e.path + "." + e.field] = true; });
       var applied = applyEdits(changes, list);
+      if (!applied.problems.length && sortedJson(applied.changes) === sortedJson(changes)) {
+        // nothing changes (the server wrote the boxes: a link, a reset; or the same value
+        // typed again): only the edited row's marks follow the state
+        return unchanged(boxes, msgIds, pending, trig.path, changes);
+      }
       var problems = applied.problems.length
         ? applied.problems
         : window.mplLive.setChanges(applied.changes);

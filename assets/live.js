@@ -32,6 +32,7 @@
     delta: null, // rank change against the defaults: a number, or a word ("new", "no score")
     dominated: {}, // {model key: "A, B"}: the server's dominance marks (sensitivity)
     failed: "", // why the engine could not start ("" when it runs)
+    edits: 0, // box edits answered so far (edit.js)
   };
   window.mplLive = live;
 
@@ -153,6 +154,7 @@
     var node = entry.node;
     if (entry.kind !== "metric") {
       if (field === "weight") return entry.kind === "root" ? null : node.weight;
+      if (field === "missing") return node.missing || live.bundle.missing; // inherited
       return own.call(node, field) ? node[field] : null;
     }
     if (own.call(node.fields, field)) return node.fields[field];

@@ -180,6 +180,19 @@ def parse_query(search: str | None) -> dict[str, str]:
     return dict(parse_qsl(search.lstrip("?"), keep_blank_values=True))
 
 
+def same_query(a: str | None, b: str | None) -> bool:
+    """Whether two URL queries say the same: the same parameters, the settings (``?s=``)
+    compared decoded (the browser writes them uncompressed, the server may deflate them)."""
+    qa, qb = parse_query(a), parse_query(b)
+    sa, sb = qa.pop(Q_STATE, ""), qb.pop(Q_STATE, "")
+    if qa != qb:
+        return False
+    try:
+        return decode_changes(sa) == decode_changes(sb)
+    except (ValueError, RecursionError):
+        return sa == sb
+
+
 def make_query(
     changes: Mapping[str, Any],
     view: str = "",

@@ -47,6 +47,7 @@ from ..state import (
     make_query,
     parse_query,
     reset_paths,
+    same_query,
 )
 from ..tables import (
     canonical_view,
@@ -424,7 +425,11 @@ def register(
             },
         )
         query = explore_view.query_tail(query, page, sel)
-        if not from_browser and (query != (kw["qs"] or "") or trig == ids.URL):
+        if trig == ids.URL:
+            out["qs"] = query
+            if not same_query(query, search):  # the link said something else: say it as it is
+                out["search"] = query
+        elif not from_browser and query != (kw["qs"] or ""):
             out["search"] = query
             out["qs"] = query
         sv = sens.view_state(key, scores, v) if sens else None

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import argparse
 import html
+import re
 
 MARKER = "<!-- cli-reference -->"
+#: a Sphinx role before inline code in a rendered docstring (``:func:`score```): the API pages
+#: show the code alone
+ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|data|attr|exc|obj):(?=<code)")
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
@@ -26,10 +30,18 @@ def _cell(text: str) -> str:
     return html.escape(" ".join(text.split())).replace("|", "\\|")
 
 
+def _argument_name(action: argparse.Action) -> str:
+    """``--out DIR`` for an option that takes a value, ``--strict`` for a flag, ``config`` for
+    a positional argument."""
+    if not action.option_strings:
+        return f"`{action.metavar or action.dest}`"
+    value = "" if action.nargs == 0 else f" {action.metavar or action.dest.upper()}"
+    return ", ".join(f"`{o}{value}`" for o in action.option_strings)
+
+
 def _argument_row(action: argparse.Action) -> str | None:
     if isinstance(action, argparse._SubParsersAction | argparse._HelpAction):
         return None
-    name = ", ".join(f"`{o}`" for o in action.option_strings) or f"`{action.metavar or action.dest}`"
     notes = []
     if action.choices is not None:
         notes.append("one of " + ", ".join(f"`{c}`" for c in action.choices))
@@ -37,9 +49,8 @@ def _argument_row(action: argparse.Action) -> str | None:
         notes.append("required")
     if action.nargs == "?" and not action.option_strings:
         notes.append("optional")
-    helptext = _cell(action.help or "")
     extra = f" ({'; '.join(notes)})" if notes else ""
-    return f"| {name} | {helptext}{extra} |"
+    return f"| {_argument_name(action)} | {_cell(action.help or '')}{extra} |"
 
 
 def _section(prog: str, parser: argparse.ArgumentParser, level: int) -> list[str]:
@@ -70,3 +81,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ARG001
     if MARKER in markdown:
         return markdown.replace(MARKER, cli_reference())
     return markdown
+
+
+def on_page_content(html_text: str, page, config, files) -> str:  # noqa: ARG001
+    return ROLE.sub("", html_text)

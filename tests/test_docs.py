@@ -65,6 +65,8 @@ def test_the_api_reference_renders_the_docstrings(site):
         "All levels of scores for one config and one raw data set",
     ):
         assert doc in text, doc
+    # Sphinx roles of the docstrings (:func:`x`) are shown as the code alone
+    assert not re.search(r":(func|class|mod|data|meth|attr):", text)
 
 
 def test_the_python_api_page_runs(monkeypatch):

@@ -100,6 +100,22 @@ def test_every_module_the_design_page_names_exists():
     assert not missing, f"the Design page names what does not exist: {missing}"
 
 
+OTHER_FILE = re.compile(r"\b((?:tests|assets|benchmarks)/[\w./-]+\.(?:py|js|css))(?:::(\w+))?")
+
+
+def test_every_file_and_test_the_design_page_names_exists():
+    text = (DOCS / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    named = OTHER_FILE.findall(text)
+    assert any(test for _path, test in named)  # the page names the test that holds JS == Python
+    missing = [path for path, _test in named if not (ROOT / path).is_file()]
+    missing += [
+        f"{path}::{test}"
+        for path, test in named
+        if test and (ROOT / path).is_file() and f"def {test}(" not in (ROOT / path).read_text()
+    ]
+    assert not missing, f"the Design page names what does not exist: {missing}"
+
+
 def _parsers(parser: argparse.ArgumentParser, prog: str = "ml-peg-like"):
     """(command line, parser) of every subcommand, nested ones (convert ml-peg) included."""
     for action in parser._actions:  # argparse keeps no public list of its subparsers

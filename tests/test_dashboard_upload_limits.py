@@ -1,7 +1,7 @@
 """Settings uploads that are too large or too complex (issue 16, H1 / L1), in the page.
 
 The limit is one constant (``dashboard.server.MAX_UPLOAD_BYTES``, 512 KB) used by the upload
-button, the server's check, the request limit and the README. A file above it is neither read nor
+button, the server's check, the request limit and the docs. A file above it is neither read nor
 sent: the page says why at once (no request, so no 413 either). A file within it that is too
 complex (the red team's ``categories: [1,1,...]`` list, cut to fit) is refused by the server
 within a second of CPU time (~0.3 s measured) with a message, through the page and through a forged callback request. A request
@@ -50,9 +50,10 @@ def test_the_limit_is_stated_once_and_the_request_limit_fits_an_upload_at_the_li
     assert len(data_url(OVER)) < server.MAX_REQUEST_BYTES
     at_limit = len(data_url(b"x" * server.MAX_UPLOAD_BYTES))
     assert at_limit + server.STATE_REQUEST_BYTES <= server.MAX_REQUEST_BYTES
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"**{server.UPLOAD_LIMIT_TEXT}** limit" in readme
-    assert f"({server.UPLOAD_LIMIT_TEXT} at most)" in readme
+    deploy = (ROOT / "docs" / "DEPLOY.md").read_text(encoding="utf-8")
+    dashboard = (ROOT / "docs" / "DASHBOARD.md").read_text(encoding="utf-8")
+    assert f"**{server.UPLOAD_LIMIT_TEXT}** limit" in deploy
+    assert f"({server.UPLOAD_LIMIT_TEXT} at most)" in dashboard
 
 
 def _upload(client, cfg, body: bytes, name: str):

@@ -30,6 +30,11 @@ Threshold = float | ModelRef | str | None  # str: "best" or "worst"
 
 @dataclass(frozen=True)
 class Metric:
+    """A metric: its thresholds (``good``, ``bad``: numbers, ``{model: NAME}``, ``best`` or
+    ``worst``), its ``weight`` in its benchmark, its ``normaliser`` and that normaliser's other
+    ``params``, ``better`` (``lower`` / ``higher``, needed with ``best`` / ``worst``), ``unit``,
+    ``description`` and free-form ``meta``."""
+
     name: str
     good: Threshold = None
     bad: Threshold = None
@@ -68,6 +73,9 @@ class Metric:
 
 @dataclass(frozen=True)
 class Benchmark:
+    """A benchmark: its ``metrics`` (in config order), its ``weight`` in its category, a
+    ``description`` and free-form ``meta``."""
+
     name: str
     metrics: tuple[Metric, ...]
     weight: float = 1.0
@@ -77,6 +85,9 @@ class Benchmark:
 
 @dataclass(frozen=True)
 class Category:
+    """A category: its ``benchmarks``, its ``weight`` in the overall score, a ``description``,
+    its own missing-data policy ``missing`` (None: the config's) and free-form ``meta``."""
+
     name: str
     benchmarks: tuple[Benchmark, ...]
     weight: float = 1.0

@@ -3,7 +3,7 @@
  * request_post hook (components/rowsync.py EARLY_HOOK) writes each into its element's text node
  * the moment the response is parsed and takes the holder out of the response: no store update,
  * no re-render and no re-indexing of the page's paths (a server-side set_props of a `children`
- * costs all three, before the response's outputs are drawn; issue 15). The element's own text
+ * costs all three, before the response's outputs are drawn). The element's own text
  * node is changed (nodeValue), so React's node stays in place. An element that is missing or
  * does not hold exactly one text node is left as it is (the holder is then set as Dash does, unused).
  * Names come from Python: window.mplNames. */

@@ -4,7 +4,7 @@
  * table (dcc.Graph then calls Plotly.react; the same uirevision keeps the zoom). An edit may
  * instead patch a figure in the store (a Dash Patch of the parts that changed, figpatch.py): the
  * store's new value still arrives here whole and its patched figure is a new object.
- * The Explore scatter follows an edit differently (issue 17): the edit's response sets an
+ * The Explore scatter follows an edit differently, so that it never delays the table: the edit's response sets an
  * attribute of a hidden element (ids.EXPLORE_NEXT, ids.ATTR_FIG: JSON {rev, data, title,
  * showlegend, types}); a MutationObserver on that attribute draws it on the existing graph, with
  * no Dash callback and no Graph re-render. When only the points move (same traces, title and
@@ -12,7 +12,7 @@
  * customdata, markers, lines) movePoints moves their SVG nodes and the front's path itself, at
  * once (well under a millisecond; an edit's usual case); when the points differ, Plotly.animate
  * moves them without redrawing axes, title or legend (~10 ms in its next animation frame,
- * which delayed the table's cells: issue 17); otherwise
+ * which delayed the table's cells); otherwise
  * Plotly.react redraws the whole figure after the browser has painted the table
  * (requestAnimationFrame, then a task), so its ~15 ms are not in the table's frame. Only the
  * newest update is drawn; one of another selection (rev, the figure's uirevision) is dropped:
@@ -107,7 +107,7 @@
   // Drawing.translatePoint), each line's path is redrawn through its points, and the data,
   // full data and calcdata (hover positions and texts) take the new values, so that hover,
   // click and a later Plotly redraw see them. A sub-millisecond instead of Plotly.animate's
-  // ~10 ms frame (on an idle core) inside the table's update (issue 17). false: not applicable.
+  // ~10 ms frame (on an idle core) inside the table's update. false: not applicable.
   function movePoints(gd, u) {
     var fl = gd._fullLayout;
     var cd = gd.calcdata;

@@ -3,11 +3,11 @@
    filtering follow. Positions index the rows of the last full rowData, which is the grid's
    insertion order (forEachNode). Not through the grid's rowTransaction prop: dash-ag-grid
    applies that with applyTransactionAsync (a 50 ms batching wait) after re-rendering the
-   component, which made every edit slower than resending the whole table (issue 15).
+   component, which made every edit slower than resending the whole table.
    `early` is Dash's request_post hook (rowsync.register): it merges the delta the moment the
    edit's response is parsed, before Dash applies the response's other outputs, and takes it
    out of the response, so no store update, render and clientside callback hop follow
-   (that hop made the delta slower than the whole table: issue 15). */
+   (that hop made the delta slower than the whole table). */
 window.dash_clientside = window.dash_clientside || {};
 window.dash_clientside.mplRows = {
     apply: function (delta) {

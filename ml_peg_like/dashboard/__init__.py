@@ -83,7 +83,7 @@ def create_app(
     and the "what would put this model first?" picker (components/sensitivity.py).
     ``deltas``: "auto": an edit sends the grid only the cells that changed when the whole
     table would be large (``rowsync.FULL_TABLE_MAX_BYTES``); True: always; False: the whole
-    table, as before issue 15 (the benchmark compares them).
+    table on every edit (the benchmark compares them).
     ``large_rows``: above this many models (and unless ``deltas`` is False) the browser holds
     only the rows it shows and the model filter searches (``components/bigrows.py``).
     """

@@ -82,8 +82,8 @@ def register(app) -> None:
     )
 
 
-#: ``deltas="auto"``: a whole table up to this size (JSON) is sent as it is. Measured (issue 15,
-#: docs/PERFORMANCE-SCALE.md): merging a delta cost the browser one more Dash callback hop than
+#: ``deltas="auto"``: a whole table up to this size (JSON) is sent as it is. Measured
+#: (docs/PERFORMANCE-SCALE.md): merging a delta cost the browser one more Dash callback hop than
 #: a rowData that arrives with the response; since the delta is merged in Dash's request_post
 #: hook (``register``) that hop is gone and a small table costs the same either way (ML-PEG
 #: scale, interleaved: 49 ms of browser work after the response both ways; 7.6 vs 5.2 KB)
@@ -203,7 +203,7 @@ class RowSync:
             return
         if key == shown:
             return  # the browser's rows are these already
-        # as columns: the delta compares column lists, never one dict per row (issue 15: the
+        # as columns: the delta compares column lists, never one dict per row (the
         # dicts of 1,000 rows and their comparison were ~7 ms of a 1,000 x 1,000 edit)
         new = self.table_of(key, changes_key, scores, view, models, rank_shown)
         out["rowkey"] = key

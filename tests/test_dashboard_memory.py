@@ -1,4 +1,4 @@
-"""Bounded memory over many edits (issue 15): 1,000 threshold edits, each a state never seen
+"""Bounded memory over many edits: 1,000 threshold edits, each a state never seen
 before, go through the two per-edit caches of the edit callback (the scores memo and the rows
 of the last states for the row deltas). Python's heap after the first 200 edits and after all
 1,000 is the same up to a small slack, and each cache stays within its stated bound."""

@@ -1,4 +1,4 @@
-"""Row deltas (issue 15): only changed cells travel; the delta rebuilds the new rows exactly;
+"""Row deltas: only changed cells travel; the delta rebuilds the new rows exactly;
 the row tables are diffed as columns to the same delta; scores travel as short integers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Row deltas in the browser (issue 15): an edit answers with the changed cells only, and the
+"""Row deltas in the browser: an edit answers with the changed cells only, and the
 grid the browser holds after edits, a reload, a model filter and a sort equals, cell for cell,
 the rows of a full recompute by the engine (``score_values`` of ``config.apply_changes``)."""
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""A/B of one threshold edit between two checkouts (issue 15): ``ml-peg-like serve DIR`` is
+"""A/B of one threshold edit between two checkouts: ``ml-peg-like serve DIR`` is
 spawned from checkout A and from checkout B, one headless Chromium opens both, and the same
 threshold edits (the benchmark view of the most influential metric) alternate between them
 (A/B, B/A, ...), so load drift on a shared machine hits both alike. Per checkout, medians of:

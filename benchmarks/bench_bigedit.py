@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""A threshold edit at 10,000 models, A/B against another checkout, step by step (issue 15).
+"""A threshold edit at 10,000 models, A/B against another checkout, step by step.
 
 Both checkouts' ``ml-peg-like serve DIR`` are spawned side by side (``--base`` is imported from
 its own folder: ``PYTHONPATH``), one headless Chromium page each on the benchmark view of the

@@ -1,4 +1,4 @@
-"""What a threshold edit costs in Dash itself: the floor under the issue 15 edit targets.
+"""What a threshold edit costs in Dash itself: the floor under the dashboard's edit targets.
 
     python benchmarks/bench_dash_floor.py [--edits 12] [--ours ml-peg,1000x1000 --data DIR]
 

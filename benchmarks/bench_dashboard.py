@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Dashboard scale benchmark (issue 15): ``ml-peg-like serve DIR`` spawned per run, measured in
+"""Dashboard scale benchmark: ``ml-peg-like serve DIR`` spawned per run, measured in
 headless Chromium, BEFORE (``--full-table``: every edit sends the whole table) and AFTER (row
 deltas: only the changed cells), on up to five data sets:
 
@@ -425,7 +425,7 @@ def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, brows
     return result
 
 
-TARGETS = {  # issue 15: first cells s, edit ms, KiB per edit, RSS MiB
+TARGETS = {  # the scale targets: first cells s, edit ms, KiB per edit, RSS MiB
     "ml-peg": (1.5, 60, 10, 120),
     "1000x1000": (3, 100, 50, 250),
     "10000x339": (6, 300, 100, 600),

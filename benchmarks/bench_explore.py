@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Edit latency with the Explore view open vs closed (issue 17), in headless Chromium.
+"""Edit latency with the Explore view open vs closed, in headless Chromium.
 
 One server, one browser, two pages: the overview (``?``, Explore closed) and the Explore view
 (``?v=explore&x=<first category>&y=overall``). The same category-weight edit is committed on

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""When the overview's first rows can be read (issue 15, fast start): one server per checkout,
+"""When the overview's first rows can be read (fast start): one server per checkout,
 spawned as ``ml-peg-like serve DIR``, and one headless Chromium that opens each in turn (fresh
 context per load, loads interleaved so that load drift hits all alike). Per load, in ms from
 navigation (the page's own clock): the first contentful paint, the first rows readable (when

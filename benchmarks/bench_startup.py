@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The first page's cost (issue 15, "fast start"), in CPU time as well as wall time: on a shared
+"""The first page's cost ("fast start"), in CPU time as well as wall time: on a shared
 machine wall times swing 3x with the load, CPU times far less.
 
     python benchmarks/bench_startup.py DIR [--rounds 3] [--base CHECKOUT]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Counts the Redux store notifications of one threshold edit (issue 15). Dash's renderer is a
+"""Counts the Redux store notifications of one threshold edit. Dash's renderer is a
 Redux store: every action that reaches its reducer notifies every subscriber, i.e. runs the
 selector of every component of the page and Dash's observers, so at ML-PEG scale the number of
 notifications per edit is the browser's main cost after the answer.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Where one threshold edit's bytes and milliseconds go (issue 15): the dashboard served in this
+"""Where one threshold edit's bytes and milliseconds go: the dashboard served in this
 process on a benchmark data set (``bench_dashboard.datasets``), headless Chromium makes threshold
 edits in the benchmark view of the most influential metric; for the last one this prints
 

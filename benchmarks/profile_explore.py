@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Where an edit's browser time goes with the Explore view open vs closed (issue 17): V8 CPU
+"""Where an edit's browser time goes with the Explore view open vs closed: V8 CPU
 profile (CDP) of N weight edits on the overview and N on the Explore page (x = the first
 category, y = overall) of one browser, edits interleaved; prints the self time per edit of each
 script (Plotly, Dash's renderer, React, AG Grid, ...) on both pages and the difference.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The server's share of one threshold edit under cProfile (issue 15): the app is built in this
+"""The server's share of one threshold edit under cProfile: the app is built in this
 process as ``ml-peg-like serve DIR`` builds it, headless Chromium makes one threshold edit of the
 most influential metric (benchmark view) to capture the page's own request, and that request is
 replayed through Flask's test client with a NEW threshold value each time (so the score memo

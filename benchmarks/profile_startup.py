@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Where the first page's browser time goes (issue 15, "fast start"): a V8 CPU profile (CDP) of
+"""Where the first page's browser time goes ("fast start"): a V8 CPU profile (CDP) of
 a fresh page from navigation to the first overall cell, per script (self time) and the functions
 with the most self time, plus the browser's own phases from a Chrome trace (style, layout,
 paint, script compile) on the renderer's main thread.

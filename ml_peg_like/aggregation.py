@@ -127,34 +127,58 @@ def weighted_mean(
     w_total = group_sum(np.asarray(weights, dtype=float), starts, n)
     if w.ndim == 3:
         w_total = w_total[:, None, :]
-    sw = scores * w  # NaN where a child is missing
-    zero = w == 0
-    if zero.any():  # a weight-0 child never matters, even when missing
-        if w.ndim == 1:
-            sw[..., zero] = 0.0
-        else:
-            np.copyto(sw, 0.0, where=zero)
+    sw = _weighted_scores(scores, w)
     missing = np.isnan(sw)
     out = cov = None
     with np.errstate(divide="ignore", invalid="ignore"):
         if not skip.all() or not skip.size:  # (no group at all: an empty result)
             out = group_sum(sw, starts, n) / w_total  # NaN iff a w > 0 child is missing
         if skip.any() or need_coverage:
-            np.copyto(sw, 0.0, where=missing)
-            num = group_sum(sw, starts, n)
-            pw = (~missing) * w
-            w_present = group_sum(pw, starts, n)
-            if skip.any():
-                skipped = num / w_present
-                skipped[w_present == 0] = np.nan
-                out = skipped if out is None else np.where(skip, skipped, out)
-            if need_coverage:
-                if coverage is None:
-                    cov = w_present / w_total
-                else:
-                    cw = np.asarray(coverage, dtype=float) * w
-                    np.copyto(cw, 0.0, where=np.isnan(cw))
-                    cov = group_sum(cw, starts, n) / w_total
+            out, cov = _over_present(
+                sw, missing, w, w_total, starts, skip, out, coverage, need_coverage
+            )
+    return _empty_groups(out, cov, w_total)
+
+
+def _weighted_scores(scores: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """score x weight per child, NaN where a child is missing, 0 for a weight-0 child (it never
+    matters, even when missing)."""
+    sw = scores * w
+    zero = w == 0
+    if zero.any():
+        if w.ndim == 1:
+            sw[..., zero] = 0.0
+        else:
+            np.copyto(sw, 0.0, where=zero)
+    return sw
+
+
+def _over_present(sw, missing, w, w_total, starts, skip, out, coverage, need_coverage):
+    """The means over the present children (groups under ``skip``) and the coverage: the share
+    of a group's weight that is present (or, with the children's ``coverage``, their
+    weighted coverage). ``sw`` is overwritten."""
+    n = sw.shape[-1]
+    cov = None
+    np.copyto(sw, 0.0, where=missing)
+    num = group_sum(sw, starts, n)
+    pw = (~missing) * w
+    w_present = group_sum(pw, starts, n)
+    if skip.any():
+        skipped = num / w_present
+        skipped[w_present == 0] = np.nan
+        out = skipped if out is None else np.where(skip, skipped, out)
+    if need_coverage:
+        if coverage is None:
+            cov = w_present / w_total
+        else:
+            cw = np.asarray(coverage, dtype=float) * w
+            np.copyto(cw, 0.0, where=np.isnan(cw))
+            cov = group_sum(cw, starts, n) / w_total
+    return out, cov
+
+
+def _empty_groups(out: np.ndarray, cov: np.ndarray | None, w_total: np.ndarray):
+    """A group without weight has no mean and no coverage; a missing group covers nothing."""
     empty = np.broadcast_to(w_total == 0, out.shape)
     if empty.any():
         out[empty] = np.nan

@@ -1,4 +1,4 @@
-"""The address answers from the first moment of ``ml-peg-like serve`` (issue 15, fast start).
+"""The address answers from the first moment of ``ml-peg-like serve`` (fast start).
 
 Python needs ~1 s to import Dash and build the app; the page's first view (the ranking in the
 page's HTML, ``dashboard/firstview.py``) is then drawn ~0.4 s after the browser asked for it.

@@ -1,4 +1,4 @@
-"""Modules imported on first use (issue 15, "fast start").
+"""Modules imported on first use ("fast start": the first page needs none of them).
 
 ``pd = lazy_module("pandas")`` binds a stand-in that imports pandas the first time one of its
 attributes is read (``pd.DataFrame``, ``pd.read_csv``), then behaves as the module itself. The

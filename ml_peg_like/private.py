@@ -1,6 +1,6 @@
 """Private state on disk: directories only this user can read or plant files in (no dash here).
 
-Rules (issue 16, H2):
+Rules (so that no other local user can read this state or plant files in it):
 
 * :func:`private_dir` creates a directory mode 0700, or accepts an existing one only when it is
   a real directory (not a symlink), owned by this process's user, with no group/other

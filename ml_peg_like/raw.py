@@ -262,28 +262,11 @@ def _from_long(df, cols, cfg, ignore_unknown, source) -> RawData:
     col_of = {mid: j for j, mid in enumerate(ids)}
     keys = list(zip(bench.tolist(), metric.tolist(), strict=True))
     j_idx = np.array([col_of.get(k, -1) for k in keys], dtype=np.intp)
-    known_bench = set(cfg.benchmark_names())
     ok = _check_names(model, lines, source, problems)
     unknown = np.flatnonzero(j_idx < 0)
-    for n, k in enumerate(unknown):
-        b, m = keys[k]
-        msg = (
-            f"unknown benchmark {b!r}"
-            if b not in known_bench
-            else f"unknown metric {m!r} of benchmark {b!r}"
-        )
-        if ignore_unknown:
-            if n < MAX_REPORTED:
-                warnings.append(f"{source}:{lines[k]}: {msg} (skipped)")
-        elif n < MAX_REPORTED:
-            problems.append(Problem(f"{source}:{lines[k]}", msg))
-    if len(unknown) > MAX_REPORTED:
-        extra = f"... and {len(unknown) - MAX_REPORTED} more rows with unknown benchmark or metric"
-        (
-            warnings.append(f"{source}: {extra}")
-            if ignore_unknown
-            else problems.append(Problem(source, extra))
-        )
+    _report_unknown(
+        unknown, keys, lines, set(cfg.benchmark_names()), source, ignore_unknown, problems, warnings
+    )
     ok &= j_idx >= 0
     values = _parse_values(df[cols["value"]], lines, source, problems, warnings)
     codes, models = pd.factorize(model.where(ok, None), use_na_sentinel=True)
@@ -303,23 +286,7 @@ def _from_long(df, cols, cfg, ignore_unknown, source) -> RawData:
     )
     dup = (pair.duplicated(keep=False) & pd.Series(ok)).to_numpy()
     if dup.any():
-        first: dict[int, int] = {}
-        reported = 0
-        for k in np.flatnonzero(dup):
-            key = int(pair.iloc[k])
-            if key in first:
-                if reported < MAX_REPORTED:
-                    problems.append(
-                        Problem(
-                            f"{source}:{lines[k]}",
-                            f"duplicate row for model {model.iloc[k]!r}, {keys[k][0]}/{keys[k][1]}"
-                            + (f", instance {inst.iloc[k]!r}" if has_inst[k] else "")
-                            + f" (first at line {first[key]})",
-                        )
-                    )
-                reported += 1
-            else:
-                first[key] = int(lines[k])
+        _report_duplicates(dup, pair, model, keys, inst, has_inst, lines, source, problems)
     if problems:
         raise DataError(problems)
     mat = np.full((len(models), len(ids)), np.nan)
@@ -328,6 +295,52 @@ def _from_long(df, cols, cfg, ignore_unknown, source) -> RawData:
     mat[codes[plain], j_idx[plain]] = values[plain]
     blocks = _instance_blocks(mat, sel & has_inst, codes, j_idx, inst, values, ids)
     return RawData(tuple(str(m) for m in models), tuple(ids), mat, None, warnings, blocks)
+
+
+def _report_unknown(
+    unknown, keys, lines, known_bench, source, ignore_unknown, problems, warnings
+) -> None:
+    """Rows whose (benchmark, metric) the config lacks: problems, or warnings (rows skipped)
+    with ``ignore_unknown``; the first :data:`MAX_REPORTED` one by one."""
+    for n, k in enumerate(unknown):
+        b, m = keys[k]
+        msg = (
+            f"unknown benchmark {b!r}"
+            if b not in known_bench
+            else f"unknown metric {m!r} of benchmark {b!r}"
+        )
+        if ignore_unknown:
+            if n < MAX_REPORTED:
+                warnings.append(f"{source}:{lines[k]}: {msg} (skipped)")
+        elif n < MAX_REPORTED:
+            problems.append(Problem(f"{source}:{lines[k]}", msg))
+    if len(unknown) > MAX_REPORTED:
+        extra = f"... and {len(unknown) - MAX_REPORTED} more rows with unknown benchmark or metric"
+        if ignore_unknown:
+            warnings.append(f"{source}: {extra}")
+        else:
+            problems.append(Problem(source, extra))
+
+
+def _report_duplicates(dup, pair, model, keys, inst, has_inst, lines, source, problems) -> None:
+    """Each repeat of a (model, benchmark, metric[, instance]) row, with the line of its first."""
+    first: dict[int, int] = {}
+    reported = 0
+    for k in np.flatnonzero(dup):
+        key = int(pair.iloc[k])
+        if key not in first:
+            first[key] = int(lines[k])
+            continue
+        if reported < MAX_REPORTED:
+            problems.append(
+                Problem(
+                    f"{source}:{lines[k]}",
+                    f"duplicate row for model {model.iloc[k]!r}, {keys[k][0]}/{keys[k][1]}"
+                    + (f", instance {inst.iloc[k]!r}" if has_inst[k] else "")
+                    + f" (first at line {first[key]})",
+                )
+            )
+        reported += 1
 
 
 def _check_instance_rows(has_inst, ok, j_idx, keys, lines, source, problems) -> None:

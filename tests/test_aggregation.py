@@ -96,7 +96,7 @@ def test_metric_reasons_by_hand():
 
 
 def test_coverage_under_mixed_policies_is_the_weight_actually_used():
-    """Issue 13 item 5: global skip; category A (invalidate) misses one of its two metrics,
+    """Global skip; category A (invalidate) misses one of its two metrics,
     category B is complete: the overall score is B's alone, and the coverage is 0.5."""
     cfg = mpl.loads_config(
         """
@@ -129,7 +129,7 @@ def _metric(name):
 
 @pytest.mark.parametrize("position", ["first", "middle", "last"])
 def test_an_empty_benchmark_built_from_dataclasses_scores_nan(position):
-    """Issue 13 item 4: the empty benchmark is missing (never its neighbour's score), also in
+    """The empty benchmark is missing (never its neighbour's score), also in
     last position (no IndexError)."""
     full1 = Benchmark("F1", (_metric("x"),))
     full2 = Benchmark("F2", (_metric("y"),))
@@ -162,7 +162,7 @@ def test_an_empty_category_in_last_position_is_missing():
 
 
 def test_a_model_threshold_without_a_value_leaves_the_metric_missing_for_everyone():
-    """Issue 16 item 3: unknown model, and a known model without a value."""
+    """A {model: NAME} threshold naming an unknown model, or a known model without a value."""
     for ref, why in (("Nope", "is not a model of the data"), ("b", "has no value")):
         cfg = mpl.loads_config(
             "categories: {C: {benchmarks: {B: {metrics: {"

@@ -236,7 +236,7 @@ def test_cli_bad_raw_file_prints_one_line_per_problem_and_no_traceback(tmp_path)
 
 
 # ------------------------------------------------------------------------------------------------
-# issue 16 findings: H1 (2 MB YAML list), L2 (huge integers), L3 (ports, FIFOs, devices, huge files)
+# hostile inputs: a 2 MB YAML list, huge integers, ports, FIFOs, devices and huge files
 # ------------------------------------------------------------------------------------------------
 
 

@@ -775,7 +775,7 @@ def test_extxyz_anchors_python_parser_matches_ase(anchors):
 
 
 # ------------------------------------------------------------------------------------------------
-# huge residuals (issue 13 item 5): the kernels stay finite like ml_peg_like.metrics
+# huge residuals: the kernels stay finite like ml_peg_like.metrics
 # ------------------------------------------------------------------------------------------------
 
 
@@ -852,7 +852,7 @@ def test_vector_kernels_of_huge_residuals_are_finite_and_exact():
 
 
 # ------------------------------------------------------------------------------------------------
-# per-instance metrics (issue 13 item 2): one raw value per instance, `instance` column
+# per-instance metrics: one raw value per instance, `instance` column
 # ------------------------------------------------------------------------------------------------
 
 SEED_002_ERRORS = {"A": [0.5, 2.0, 10.0], "B": [0.0, 4.0, 1.0], "trivial": [1.0, 4.0, 5.0]}

@@ -158,14 +158,14 @@ def test_apply_changes_reports_each_bad_field_and_keeps_the_config():
     assert "A/B/m.good: good and bad must differ" in text
     assert "A/B.weight: weight must be >= 0" in text
     assert "Nope: no such category" in text
-    assert "A.good: only 'weight' or 'missing' can be changed here" in text  # issue 12
+    assert "A.good: only 'weight' or 'missing' can be changed here" in text
     assert cfg.node("A/B/m").good == 0.0
     ok = cfg.apply_changes({"A/B/m": {"good": "0.25", "weight": 2}})
     assert ok.node("A/B/m").good == 0.25 and ok.node("A/B/m").weight == 2.0
 
 
 def test_apply_changes_sets_the_policy_at_the_root_and_per_category():
-    # issue 12: {"": {"missing": ...}} is the config's policy; a category takes its override
+    # {"": {"missing": ...}} is the config's policy; a category takes its override
     cfg = mpl.loads_config(
         "categories: {A: {benchmarks: {B: {metrics: {m: {good: 0, bad: 1}, n: {good: 0, bad: 1}}}}}}"
     )

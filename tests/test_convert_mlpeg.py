@@ -97,7 +97,7 @@ def test_with_app_config_and_analysis_thresholds(mlpeg_anchor, tmp_path, capsys)
     assert split.meta == {"level_of_theory": "Experimental"}
     assert cfg.node("IONPI19/MAE").unit == "kcal/mol"
     assert "Mean Absolute Error" in cfg.node("IONPI19/MAE").description
-    # presets: only the categories present, titles kept weight 1; issue 12 item 5: the two
+    # presets: only the categories present, titles kept weight 1; the two
     # presets that keep none of the converted categories are left out, with a warning
     assert set(cfg.presets) == {"Materials", "Molecules", "Non-covalent"}
     err = capsys.readouterr().err

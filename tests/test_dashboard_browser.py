@@ -287,7 +287,7 @@ def test_plot_follows_an_edit(env):
             ".filter(s => s.type === 'line').map(s => s.x0)"
         )
 
-    assert shapes() == [0.5, 0.95]  # in x order (issue 12: their labels stack in that order)
+    assert shapes() == [0.5, 0.95]  # in x order (their labels stack in that order)
     commit(page, IRIS_ACC, "bad", "0.6")
     page.wait_for_function(
         "() => document.querySelector('#curve .js-plotly-plot').layout.shapes"
@@ -321,7 +321,7 @@ def test_weight_edit_rescores(env):
     base = score(raw, cfg)
     deltas = column(page, "d")
     for m in new.models:
-        # issue 12: a model with no overall score shows a word, never an arrow
+        # a model with no overall score shows a word, never an arrow
         if new.overall["score"].isna()[m]:
             assert deltas[m] == "no score"
             continue

@@ -1,4 +1,4 @@
-"""Browser tests of the grid's tick column (issue 17): models ticked in the grid are the Compare
+"""Browser tests of the grid's tick column: models ticked in the grid are the Compare
 view's models (the picker's state, ``models=`` in the URL), at most six (the seventh tick is
 undone with a note), ticking asks the server for nothing while Compare is closed, and the ticks
 follow a model filter. The differences come from the engine. The demo data set (20 models)."""

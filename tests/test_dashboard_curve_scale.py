@@ -1,4 +1,4 @@
-"""The curve at many points (issue 15): places are grouped without writing out every point's
+"""The curve at many points: places are grouped without writing out every point's
 figures, and the raw value texts kept between edits are those of the values drawn (never
 stale: kept by the values themselves)."""
 
@@ -127,7 +127,7 @@ def test_the_hover_y_is_the_float_of_the_score_text():
 
 
 # ------------------------------------------------------------------------------------------------
-# The vectorised points (issue 15, sixth session) against the straightforward per-point rules
+# The vectorised points against the straightforward per-point rules
 # ------------------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""The server's share of an edit (issue 15): the rows' reason codes (metric codes made for the
+"""The server's share of an edit: the rows' reason codes (metric codes made for the
 view's columns only), the unresolved {model: NAME} thresholds (only metrics that have one are
 checked) and the rows of a re-scored state equal to those of a full scoring."""
 

@@ -1,4 +1,4 @@
-"""Browser tests of the Explore and Compare views and the benchmark figure (issue 17): the
+"""Browser tests of the Explore and Compare views and the benchmark figure: the
 points, the axes, the Pareto front on a hand-made case, the compare table's differences, the URL
 round trip and following an edit. Expected numbers are worked out by hand from browser_utils'
 VALUES or come from the engine."""

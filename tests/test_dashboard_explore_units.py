@@ -1,4 +1,4 @@
-"""Server side of the Explore view's speed (issue 17): the quantities' options are not in the
+"""Server side of the Explore view's speed: the quantities' options are not in the
 first page's layout (they come when the view opens), and an edit's update of the scatter carries
 its traces, title and axis types but not the rest of the layout."""
 

@@ -1,4 +1,4 @@
-"""Browser tests of what issue 12 left open: a category's missing-data policy switched in the
+"""Browser tests of the finishing touches: a category's missing-data policy switched in the
 page (and the header's summary following the policy), a preset that cannot be applied, the
 exports of the filtered models (the XLSX downloaded through the page and opened with openpyxl),
 the digits control in the URL and in the curve's hover, dark score cells, and the rank first on

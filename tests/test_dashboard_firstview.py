@@ -1,4 +1,4 @@
-"""The first view in the page's HTML (issue 15, fast start; dashboard/firstview.py): the
+"""The first view in the page's HTML (fast start; dashboard/firstview.py): the
 overview's ranking drawn by the server before any script runs, exactly as the grid then shows
 it, and only where the page shows exactly that (no query)."""
 

@@ -1,6 +1,6 @@
 """The dashboard's names, edit flow and hardening: the JS reads only names Python defines, one
 edit builds its config once, the client changes only fields with a box, security headers, and
-``{model: NAME}`` thresholds whose model has no value (issue 11 item 3, issue 16 items 3/4/7)."""
+``{model: NAME}`` thresholds whose model has no value."""
 
 from __future__ import annotations
 

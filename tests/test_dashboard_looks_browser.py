@@ -1,4 +1,4 @@
-"""Browser tests of issue 12's looks: display names (grid, curve hover), the model card and its
+"""Browser tests of the looks: display names (grid, curve hover), the model card and its
 safe links, the curve's log axis / toggle / pinned outliers / every model at a point, the dark
 theme (system setting, toggle, remembered), a 390 px phone, "N of M models shown" and ranks
 within the shown models. One small board built here (values chosen so the ranks are known by

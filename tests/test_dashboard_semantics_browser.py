@@ -1,4 +1,4 @@
-"""Browser tests of issue 12 items 1, 2, 4, 5 and 9: the missing-data policy switch and its URL
+"""Browser tests of the scoring semantics in the page: the missing-data policy switch and its URL
 parameter, the "N models have no overall score" line and its button, rank-change words, greyed
 excluded groups, presets that keep other edits, and the toggle and sort in the URL.
 

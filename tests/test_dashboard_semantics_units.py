@@ -1,4 +1,4 @@
-"""Issue 12 (items 1, 4, 5, 9) without a browser: the policy as a change, the no-score line,
+"""The scoring semantics of the page without a browser: the policy as a change, the no-score line,
 excluded groups' own scores, presets that keep other edits, the sort's URL text."""
 
 from __future__ import annotations

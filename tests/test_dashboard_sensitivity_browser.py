@@ -1,4 +1,4 @@
-"""Sensitivity in the dashboard, on the worked example of issue 14: one category C with
+"""Sensitivity in the dashboard, on a worked example: one category C with
 benchmarks B1, B2 (one linear metric m each, good 1, bad 0, weights 1), raw A = (1, 0),
 B = (0.4, 0.8), D = (0.3, 0.3): overall A 0.5, B 0.6, D 0.3, leader B.
 

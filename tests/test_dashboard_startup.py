@@ -1,4 +1,4 @@
-"""The fast start (issue 15): what ``ml-peg-like serve`` imports before it serves (no pandas with
+"""The fast start: what ``ml-peg-like serve`` imports before it serves (no pandas with
 a binary raw cache), the layout and callbacks preloaded by the page's head, the collector
 off during the start and frozen before serving, the async chunks the first page loads with its
 scripts (the grid's, the dropdown's, the upload's; never Plotly's), the score memo's bound in

@@ -120,7 +120,7 @@ def test_an_uploaded_config_becomes_changes_and_a_different_tree_is_refused(data
 @pytest.mark.parametrize(
     "value,scale,text",
     [
-        # issue 12 item 7: 3 significant digits (was 3 decimals), trailing zeros kept
+        # 3 significant digits (not 3 decimals), trailing zeros kept
         (0.0625, 1, "0.0625"),
         (0.1234, 1, "0.123"),
         (0.91, 1, "0.910"),
@@ -150,7 +150,7 @@ def test_fmt_score_digits_are_significant_digits():
         (0.95333, "0.9533"),
         (1234.56, "1235"),
         (12345.6, "12346"),
-        # issue 12 item 7: 4 significant digits, scientific outside [1e-3, 1e5), zeros dropped
+        # 4 significant digits, scientific outside [1e-3, 1e5), zeros dropped
         (1234567.0, "1.235e6"),
         (0.00012345, "1.234e-4"),  # the double is 1.23449999...e-4
         (5e-4, "5e-4"),
@@ -190,7 +190,7 @@ def test_rows_and_columns_of_each_view(data):
     assert by["Ridge"]["o"] == round(s.overall["score"]["Ridge"], 9)
     assert by["kNN"]["o"] is None and by["kNN"]["_w"]["o"] == "i"
     assert by["kNN"]["c1"] is None and by["kNN"]["_w"]["c1"] == "i"
-    # issue 12: a model with no overall score shows a word, never a number
+    # a model with no overall score shows a word, never a number
     assert all(r["d"] == (0 if r["o"] is not None else "no score") for r in rows)
     cols = [c["colId"] for c in column_defs(s, "")]
     assert cols == ["rank", "d", "model", "o", "cov", "c0", "c1", "c2"]

@@ -1,4 +1,4 @@
-"""Settings uploads that are too large or too complex (issue 16, H1 / L1), in the page.
+"""Settings uploads that are too large or too complex, in the page.
 
 The limit is one constant (``dashboard.server.MAX_UPLOAD_BYTES``, 512 KB) used by the upload
 button, the server's check, the request limit and the docs. A file above it is neither read nor

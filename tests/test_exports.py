@@ -1,4 +1,4 @@
-"""Paper-ready exports (issue 12 items 7, 8): the XLSX workbook opened with openpyxl, the LaTeX
+"""Paper-ready exports: the XLSX workbook opened with openpyxl, the LaTeX
 table, the CLI's --format xlsx|latex and --digits, shortest repr in CSV/JSON, rank change words,
 and the converters' display names and metadata."""
 

@@ -1,4 +1,4 @@
-"""Issue 13 item 1 through the CLI as a user runs it: infinite data-driven thresholds score as limits."""
+"""Infinite data-driven thresholds score as limits, through the CLI as a user runs it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property tests (issue 13 item 6): every built-in normaliser and the aggregation hierarchy against
+"""Property tests: every built-in normaliser and the aggregation hierarchy against
 plain, independent implementations written here (math on Python floats, one cell at a time)."""
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def _check(name, x, params, ref):
 
 @SETTINGS
 @given(threshold_block())
-@example((np.array([[1.0], [0.0], [INF]]), np.array([0.0]), np.array([INF])))  # issue 13 item 1
+@example((np.array([[1.0], [0.0], [INF]]), np.array([0.0]), np.array([INF])))  # infinite worst
 @example((np.array([[1.0], [-INF], [INF]]), np.array([-INF]), np.array([INF])))
 @example((np.array([[1e308], [-1e308], [0.0]]), np.array([-1e308]), np.array([1e308])))
 def test_linear_matches_reference(block):
@@ -230,7 +230,7 @@ def ref_hierarchy(tree, policy: str, row: dict[str, float]):
     for cname, cw, override, benches in tree:
         pol = override or policy
         bchildren = []
-        # issue 12: a weight-0 group whose children all have weight 0 is scored with equal
+        # a weight-0 group whose children all have weight 0 is scored with equal
         # weights (shown greyed; its parent ignores it)
         shown_b = cw == 0 and all(bw == 0 for _b, bw, _m in benches)
         for bname, bw, metrics in benches:
@@ -342,7 +342,7 @@ def test_aggregation_coverage_matches_reference_under_one_policy(case, policy):
     check_hierarchy(tree, policy, values, coverage=True)
 
 
-# issue 13 item 5: global skip, C0 (invalidate) with one of its two metrics missing, C1 complete
+# global skip, C0 (invalidate) with one of its two metrics missing, C1 complete
 _MIXED = (
     [
         ("C0", 1.0, "invalidate", [("B00", 1.0, [("m0", 1.0), ("m1", 1.0)])]),
@@ -368,7 +368,7 @@ def test_aggregation_coverage_matches_reference_under_mixed_policies(case):
     check_hierarchy(tree, policy, values, coverage=True)
 
 
-# issue 13 item 4: an empty benchmark (possible through the dataclasses) between two full ones
+# an empty benchmark (possible through the dataclasses) between two full ones
 _EMPTY = (
     [
         (

@@ -1,4 +1,4 @@
-"""Per-instance metrics (issue 13 item 2, seed 002): each instance normalised on its own, the
+"""Per-instance metrics (seed 002): each instance normalised on its own, the
 instance scores averaged; through the CLI as a user runs it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Serving many users (issue 16, item 6): background jobs on Celery with a real Redis.
+"""Serving many users: background jobs on Celery with a real Redis.
 
 A ``redis-server`` on a free loopback port, the real CLI as two processes: ``ml-peg-like worker
 DIR --broker URL`` and ``ml-peg-like serve DIR --workers 2 --broker URL`` (gunicorn), and a

@@ -1,4 +1,4 @@
-"""Private state on disk (issue 16, H2): the background-callback cache and the signing secret.
+"""Private state on disk: the background-callback cache and the signing secret.
 
 A hostile local user may pre-create the cache directory (0777, group-writable, a symlink, owned
 by someone else) with a malicious pickle in ``cache.db``, or read a world-readable secret and

@@ -1,4 +1,4 @@
-"""Background work bounded (issue 16, M3): forged robustness requests with fresh nonces share one
+"""Background work bounded: forged robustness requests with fresh nonces share one
 machine-wide queue (a fixed number of jobs at once, a bounded wait list, a per-client limit);
 the rest are answered "busy" and start nothing."""
 

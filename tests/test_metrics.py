@@ -353,7 +353,7 @@ def test_argument_checks(call):
 
 
 # --------------------------------------------------------------------------------------------
-# huge residuals (issue 13 item 5): finite values, no overflow of the squares
+# huge residuals: finite values, no overflow of the squares
 # --------------------------------------------------------------------------------------------
 
 

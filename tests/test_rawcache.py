@@ -1,4 +1,4 @@
-"""The binary cache of parsed raw matrices (issue 15): same data as a parse, rebuilt when the
+"""The binary cache of parsed raw matrices: same data as a parse, rebuilt when the
 file changes (never stale), in the private cache when the data directory is not writable."""
 
 from __future__ import annotations

@@ -576,7 +576,7 @@ def test_leave_one_out_matches_the_engine_with_that_weight_set_to_zero(trial):
         if np.isnan(ref.overall_scores).all():
             top = []
         assert row.new_top == " = ".join(top)
-        # issue 12: only models ranked with and without the removal count
+        # only models ranked with and without the removal count
         both = ~np.isnan(full.overall_scores) & ~np.isnan(ref.overall_scores)
         moved = np.abs(ref.ranks - base)[both]
         assert row.max_rank_change == (int(moved.max()) if moved.size else 0)

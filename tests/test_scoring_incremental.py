@@ -1,4 +1,4 @@
-"""Incremental re-scoring (issue 15): the scores of an edited config derived from those of a close
+"""Incremental re-scoring: the scores of an edited config derived from those of a close
 one (``scoring.incremental.rescore``, used by the dashboard's ScoreCache) equal the full scoring,
 for random sequences of edits over weights, policies, missing data, vetoes and normalisers; a
 change that is not a few metrics' numeric parameters falls back to the full scoring."""

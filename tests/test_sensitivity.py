@@ -1,4 +1,4 @@
-"""Sensitivity: the worked example of issue 14, and brute force (a fine scan of each value with
+"""Sensitivity: a worked example computed by hand, and brute force (a fine scan of each value with
 ``score_values``) agreeing with the exact intervals and what-if values under both policies."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``ml-peg-like sensitivity``: the worked example of issue 14 through the command line."""
+"""``ml-peg-like sensitivity``: a worked example, computed by hand, through the command line."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Exported settings re-imported give identical scores: the demo and the converted ML-PEG and
-Matbench Discovery data, with random edits of thresholds and weights (issue 7, item 7)."""
+Matbench Discovery data, with random edits of thresholds and weights."""
 
 from __future__ import annotations
 

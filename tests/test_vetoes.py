@@ -1,4 +1,4 @@
-"""Config vetoes (issue 13 item 3, LIPS seeds 000/001: a training time over the limit "would be
+"""Config vetoes (LIPS seeds 000/001: a training time over the limit "would be
 equivalent to a null global score"), through the CLI with hand-computed numbers."""
 
 from __future__ import annotations

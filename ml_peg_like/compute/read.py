@@ -11,35 +11,29 @@ import pandas as pd
 from ..errors import DataError, Problem
 
 
-def load_predictions(path: str | Path) -> pd.DataFrame:
-    """Read a predictions table from CSV, or Parquet (``.parquet``/``.pq``, needs pyarrow).
+def _read_parquet(p: Path) -> pd.DataFrame:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise DataError(
+            [
+                Problem(
+                    str(p),
+                    "reading Parquet needs pyarrow: pip install 'ml-peg-like[parquet]' (or use CSV)",
+                )
+            ]
+        ) from None
+    try:
+        df = pd.read_parquet(p)
+    except Exception as exc:  # pyarrow raises many types for a bad file
+        raise DataError([Problem(str(p), f"cannot read Parquet: {exc}")]) from None
+    df.attrs["source"] = str(p)
+    df.attrs["first_line"] = 0
+    return df
 
-    ``model`` and ``benchmark`` are read as categoricals (fast grouping), ``sample`` as text
-    (``001`` stays ``001``), the value columns as floats (empty cells and NaN are missing). The
-    file name and first data line are kept in ``df.attrs`` so that errors name ``file:line``.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise DataError([Problem(str(p), "no such file")])
-    if p.suffix.lower() in (".parquet", ".pq"):
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise DataError(
-                [
-                    Problem(
-                        str(p),
-                        "reading Parquet needs pyarrow: pip install 'ml-peg-like[parquet]' (or use CSV)",
-                    )
-                ]
-            ) from None
-        try:
-            df = pd.read_parquet(p)
-        except Exception as exc:  # pyarrow raises many types for a bad file
-            raise DataError([Problem(str(p), f"cannot read Parquet: {exc}")]) from None
-        df.attrs["source"] = str(p)
-        df.attrs["first_line"] = 0
-        return df
+
+def _csv_columns(p: Path) -> list[str]:
+    """The header's column names; an unreadable, empty or malformed header is an error."""
     try:
         with p.open("r", encoding="utf-8-sig", newline="") as fh:
             header = fh.readline()
@@ -50,9 +44,14 @@ def load_predictions(path: str | Path) -> pd.DataFrame:
     if not header.strip():
         raise DataError([Problem(str(p), "the file is empty (expected a header line)")])
     try:
-        cols = [str(c).strip() for c in pd.read_csv(p, nrows=0, encoding="utf-8-sig").columns]
+        return [str(c).strip() for c in pd.read_csv(p, nrows=0, encoding="utf-8-sig").columns]
     except (pd.errors.ParserError, ValueError) as exc:
         raise DataError([Problem(f"{p}:1", f"malformed CSV header: {exc}")]) from None
+
+
+def _csv_dtypes(cols: list[str]) -> dict[str, Any]:
+    """``model`` and ``benchmark`` as categoricals, ``sample`` as text; the rest as pandas
+    reads it."""
     dtypes: dict[str, Any] = {}
     for c in cols:
         lc = c.lower()
@@ -60,6 +59,11 @@ def load_predictions(path: str | Path) -> pd.DataFrame:
             dtypes[c] = "category"
         elif lc == "sample":
             dtypes[c] = str
+    return dtypes
+
+
+def _read_csv(p: Path) -> pd.DataFrame:
+    dtypes = _csv_dtypes(_csv_columns(p))
     try:
         df = pd.read_csv(p, dtype=dtypes, encoding="utf-8-sig", skipinitialspace=True)
     except UnicodeDecodeError:
@@ -74,3 +78,18 @@ def load_predictions(path: str | Path) -> pd.DataFrame:
     df.attrs["source"] = str(p)
     df.attrs["first_line"] = 2
     return df
+
+
+def load_predictions(path: str | Path) -> pd.DataFrame:
+    """Read a predictions table from CSV, or Parquet (``.parquet``/``.pq``, needs pyarrow).
+
+    ``model`` and ``benchmark`` are read as categoricals (fast grouping), ``sample`` as text
+    (``001`` stays ``001``), the value columns as floats (empty cells and NaN are missing). The
+    file name and first data line are kept in ``df.attrs`` so that errors name ``file:line``.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise DataError([Problem(str(p), "no such file")])
+    if p.suffix.lower() in (".parquet", ".pq"):
+        return _read_parquet(p)
+    return _read_csv(p)

@@ -189,15 +189,9 @@ def _check_keys(raw: Mapping, allowed: set[str], path: tuple, loc, problems, wha
             )
 
 
-def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> MetricSpec | None:
-    if not isinstance(raw, Mapping):
-        problems.append(
-            loc.problem(
-                path, f"expected a mapping like {{name: MAE, fn: mae}}, got {short_repr(raw)}"
-            )
-        )
-        return None
-    n0 = len(problems)
+def _metric_fn(raw: Mapping, path: tuple, loc: _Locator, problems) -> tuple[str, Any] | None:
+    """(function name, its default quantile) of a metric, shorthands resolved; None (reported)
+    when it is missing or unknown."""
     fn_raw = raw.get("fn")
     if fn_raw is None:
         problems.append(loc.problem(path, f"missing 'fn' (one of: {', '.join(sorted(FNS))})"))
@@ -212,6 +206,102 @@ def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> 
             loc.problem(path + ("fn",), f"unknown fn {short_repr(fn_raw)} (known: {known})")
         )
         return None
+    return fn, quantile_default
+
+
+def _metric_name(raw: Mapping, path: tuple, loc: _Locator, problems) -> str:
+    """The metric's name (default: its ``fn`` as written): text of 1-200 characters, no control
+    characters, not the reserved :data:`MISSING_METRIC`."""
+    name_raw = raw.get("name", str(raw.get("fn")))
+    if isinstance(name_raw, bool) or not isinstance(name_raw, str | int | float):
+        problems.append(
+            loc.problem(path + ("name",), f"a name must be text, got {short_repr(name_raw)}")
+        )
+        return ""
+    name = str(name_raw).strip()
+    if not name or CONTROL_CHARS.search(name) or len(name) > 200:
+        problems.append(
+            loc.problem(
+                path + ("name",), "a name must be 1-200 characters without control characters"
+            )
+        )
+    elif name == MISSING_METRIC:
+        problems.append(
+            loc.problem(path + ("name",), f"'{MISSING_METRIC}' is reserved (it is always reported)")
+        )
+    return name
+
+
+def _finite_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+def _scale_option(raw: Mapping, path: tuple, loc: _Locator, problems, kw: dict) -> None:
+    scale = raw.get("scale", 1.0)
+    if not _finite_number(scale) or scale == 0:
+        problems.append(
+            loc.problem(
+                path + ("scale",), f"expected a finite non-zero number, got {short_repr(scale)}"
+            )
+        )
+    else:
+        kw["scale"] = float(scale)
+
+
+def _choice_options(raw: Mapping, options, path: tuple, loc: _Locator, problems, kw: dict) -> None:
+    """``per_instance``, and the options of the function among ``per_atom``, ``weighted``,
+    ``mode`` and ``where``."""
+    if "per_instance" in raw:
+        kw["per_instance"] = _flag(raw["per_instance"], path + ("per_instance",), loc, problems)
+    if "per_atom" in raw and "per_atom" in options:
+        v = raw["per_atom"]
+        v = "none" if v is None or v is False else v
+        kw["per_atom"] = _choice(v, _PER_ATOM, path + ("per_atom",), loc, problems)
+    if "weighted" in raw and "weighted" in options:
+        kw["weighted"] = _flag(raw["weighted"], path + ("weighted",), loc, problems)
+    if "mode" in raw and "mode" in options:
+        kw["mode"] = _choice(
+            raw["mode"], _MODES, path + ("mode",), loc, problems, "magnitude or component"
+        )
+
+
+def _quantile_option(raw: Mapping, default, path: tuple, loc: _Locator, problems, kw: dict):
+    q = raw.get("quantile", default)
+    if q is None:
+        problems.append(
+            loc.problem(path, "mape_top_quantile needs 'quantile' (0.9 for MAPE90, 0.1 for MAPE10)")
+        )
+    elif isinstance(q, bool) or not isinstance(q, int | float) or not 0.0 < float(q) < 1.0:
+        problems.append(
+            loc.problem(path + ("quantile",), f"expected a number in (0, 1), got {short_repr(q)}")
+        )
+    else:
+        kw["quantile"] = float(q)
+
+
+def _tol_option(raw: Mapping, path: tuple, loc: _Locator, problems, kw: dict) -> None:
+    t = raw["tol"]
+    if not _finite_number(t) or t < 0:
+        problems.append(
+            loc.problem(path + ("tol",), f"expected a finite number >= 0, got {short_repr(t)}")
+        )
+    else:
+        kw["tol"] = float(t)
+
+
+def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> MetricSpec | None:
+    if not isinstance(raw, Mapping):
+        problems.append(
+            loc.problem(
+                path, f"expected a mapping like {{name: MAE, fn: mae}}, got {short_repr(raw)}"
+            )
+        )
+        return None
+    n0 = len(problems)
+    found = _metric_fn(raw, path, loc, problems)
+    if found is None:
+        return None
+    fn, quantile_default = found
     info = FNS[fn]
     _check_keys(raw, _COMMON_KEYS | set(info.options), path, loc, problems, f"fn '{fn}'")
     if info.kind != kind:
@@ -220,82 +310,103 @@ def _parse_metric(raw: Any, path: tuple, kind: str, loc: _Locator, problems) -> 
                 path + ("fn",), f"fn '{fn}' needs a {info.kind} benchmark; this one is {kind}"
             )
         )
-    name_raw = raw.get("name", str(fn_raw))
-    if isinstance(name_raw, bool) or not isinstance(name_raw, str | int | float):
-        problems.append(
-            loc.problem(path + ("name",), f"a name must be text, got {short_repr(name_raw)}")
-        )
-        name = ""
-    else:
-        name = str(name_raw).strip()
-        if not name or CONTROL_CHARS.search(name) or len(name) > 200:
-            problems.append(
-                loc.problem(
-                    path + ("name",), "a name must be 1-200 characters without control characters"
-                )
-            )
-        elif name == MISSING_METRIC:
-            problems.append(
-                loc.problem(
-                    path + ("name",), f"'{MISSING_METRIC}' is reserved (it is always reported)"
-                )
-            )
+    name = _metric_name(raw, path, loc, problems)
     kw: dict[str, Any] = {}
-    scale = raw.get("scale", 1.0)
-    if (
-        isinstance(scale, bool)
-        or not isinstance(scale, int | float)
-        or not math.isfinite(scale)
-        or scale == 0
-    ):
-        problems.append(
-            loc.problem(
-                path + ("scale",), f"expected a finite non-zero number, got {short_repr(scale)}"
-            )
-        )
-    else:
-        kw["scale"] = float(scale)
-    if "per_instance" in raw:
-        kw["per_instance"] = _flag(raw["per_instance"], path + ("per_instance",), loc, problems)
-    if "per_atom" in raw and "per_atom" in info.options:
-        v = raw["per_atom"]
-        v = "none" if v is None or v is False else v
-        kw["per_atom"] = _choice(v, _PER_ATOM, path + ("per_atom",), loc, problems)
-    if "weighted" in raw and "weighted" in info.options:
-        kw["weighted"] = _flag(raw["weighted"], path + ("weighted",), loc, problems)
-    if "mode" in raw and "mode" in info.options:
-        kw["mode"] = _choice(
-            raw["mode"], _MODES, path + ("mode",), loc, problems, "magnitude or component"
-        )
+    _scale_option(raw, path, loc, problems, kw)
+    _choice_options(raw, info.options, path, loc, problems, kw)
     if fn == "mape_top_quantile":
-        q = raw.get("quantile", quantile_default)
-        if q is None:
-            problems.append(
-                loc.problem(
-                    path, "mape_top_quantile needs 'quantile' (0.9 for MAPE90, 0.1 for MAPE10)"
-                )
-            )
-        elif isinstance(q, bool) or not isinstance(q, int | float) or not 0.0 < float(q) < 1.0:
-            problems.append(
-                loc.problem(
-                    path + ("quantile",), f"expected a number in (0, 1), got {short_repr(q)}"
-                )
-            )
-        else:
-            kw["quantile"] = float(q)
+        _quantile_option(raw, quantile_default, path, loc, problems, kw)
     if "tol" in raw and "tol" in info.options:
-        t = raw["tol"]
-        if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
-            problems.append(
-                loc.problem(path + ("tol",), f"expected a finite number >= 0, got {short_repr(t)}")
-            )
-        else:
-            kw["tol"] = float(t)
+        _tol_option(raw, path, loc, problems, kw)
     if "where" in raw and "where" in info.options:
         kw["where"] = _choice(raw["where"], _WHERE, path + ("where",), loc, problems)
     if len(problems) > n0:
         return None
     return MetricSpec(name=name, fn=fn, **kw)
+
+
+def _benchmark_kind(braw: Mapping, path: tuple, loc: _Locator, problems) -> str:
+    """``kind`` (default scalar), or ``vector: true``, which must not contradict it."""
+    kind = _choice(braw.get("kind", "scalar"), KINDS, path + ("kind",), loc, problems)
+    if kind not in KINDS:
+        kind = "scalar"
+    if "vector" not in braw:
+        return kind
+    if not isinstance(braw["vector"], bool):
+        _flag(braw["vector"], path + ("vector",), loc, problems)
+    elif braw["vector"]:
+        if "kind" in braw and kind != "vector":
+            problems.append(
+                loc.problem(path + ("vector",), f"'vector: true' contradicts 'kind: {kind}'")
+            )
+        kind = "vector"
+    elif kind == "vector":
+        problems.append(
+            loc.problem(path + ("vector",), "'vector: false' contradicts 'kind: vector'")
+        )
+    return kind
+
+
+def _benchmark_metrics(mraw: list, path: tuple, kind: str, loc: _Locator, problems):
+    """The metrics of a benchmark; a name used twice is reported (also when the metric with
+    that name is otherwise invalid)."""
+    metrics: list[MetricSpec] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(mraw):
+        ms = _parse_metric(raw, path + ("metrics", i), kind, loc, problems)
+        mname = ms.name if ms is not None else None
+        if mname is None and isinstance(raw, Mapping):  # still catch a repeated name
+            mname = str(raw.get("name", raw.get("fn", ""))).strip() or None
+        if mname is not None and mname in seen:
+            problems.append(
+                loc.problem(
+                    path + ("metrics", i, "name"),
+                    f"metric name {mname!r} is used twice in this benchmark",
+                )
+            )
+            continue
+        if mname is not None:
+            seen.add(mname)
+        if ms is not None:
+            metrics.append(ms)
+    return metrics
+
+
+def _benchmark_name(bkey: Any) -> str:
+    if isinstance(bkey, str | int | float) and not isinstance(bkey, bool):
+        return str(bkey).strip()
+    return ""
+
+
+def _parse_benchmark(
+    bkey: Any, braw: Any, max_missing: float, loc: _Locator, problems
+) -> BenchmarkSpec | None:
+    path = ("benchmarks", str(bkey))
+    name = _benchmark_name(bkey)
+    if not name or CONTROL_CHARS.search(name) or len(name) > 200:
+        problems.append(
+            loc.problem(
+                path, "a benchmark name must be 1-200 characters without control characters"
+            )
+        )
+        return None
+    if not isinstance(braw, Mapping):
+        problems.append(loc.problem(path, "expected a mapping with 'metrics'"))
+        return None
+    _check_keys(
+        braw, {"kind", "vector", "max_missing", "metrics"}, path, loc, problems, "a benchmark"
+    )
+    kind = _benchmark_kind(braw, path, loc, problems)
+    bmax = max_missing
+    if "max_missing" in braw:
+        bmax = _fraction(braw["max_missing"], path + ("max_missing",), loc, problems)
+        bmax = max_missing if bmax is None else bmax
+    mraw = braw.get("metrics")
+    if not isinstance(mraw, list) or not mraw:
+        problems.append(loc.problem(path + ("metrics",), "expected a non-empty list of metrics"))
+        return None
+    metrics = _benchmark_metrics(mraw, path, kind, loc, problems)
+    return BenchmarkSpec(name, kind, bmax, tuple(metrics))
 
 
 def spec_from_dict(data: Any, source: str = "", *, text: str | None = None) -> Spec:
@@ -314,73 +425,9 @@ def spec_from_dict(data: Any, source: str = "", *, text: str | None = None) -> S
         problems.append(loc.problem(("benchmarks",), "expected a non-empty mapping of benchmarks"))
         benches_raw = {}
     for bkey, braw in benches_raw.items():
-        path = ("benchmarks", str(bkey))
-        name = (
-            str(bkey).strip()
-            if isinstance(bkey, str | int | float) and not isinstance(bkey, bool)
-            else ""
-        )
-        if not name or CONTROL_CHARS.search(name) or len(name) > 200:
-            problems.append(
-                loc.problem(
-                    path, "a benchmark name must be 1-200 characters without control characters"
-                )
-            )
-            continue
-        if not isinstance(braw, Mapping):
-            problems.append(loc.problem(path, "expected a mapping with 'metrics'"))
-            continue
-        _check_keys(
-            braw, {"kind", "vector", "max_missing", "metrics"}, path, loc, problems, "a benchmark"
-        )
-        kind = _choice(braw.get("kind", "scalar"), KINDS, path + ("kind",), loc, problems)
-        if kind not in KINDS:
-            kind = "scalar"
-        if "vector" in braw:
-            if not isinstance(braw["vector"], bool):
-                _flag(braw["vector"], path + ("vector",), loc, problems)
-            elif braw["vector"]:
-                if "kind" in braw and kind != "vector":
-                    problems.append(
-                        loc.problem(
-                            path + ("vector",), f"'vector: true' contradicts 'kind: {kind}'"
-                        )
-                    )
-                kind = "vector"
-            elif kind == "vector":
-                problems.append(
-                    loc.problem(path + ("vector",), "'vector: false' contradicts 'kind: vector'")
-                )
-        bmax = max_missing
-        if "max_missing" in braw:
-            bmax = _fraction(braw["max_missing"], path + ("max_missing",), loc, problems)
-            bmax = max_missing if bmax is None else bmax
-        mraw = braw.get("metrics")
-        if not isinstance(mraw, list) or not mraw:
-            problems.append(
-                loc.problem(path + ("metrics",), "expected a non-empty list of metrics")
-            )
-            continue
-        metrics: list[MetricSpec] = []
-        seen: set[str] = set()
-        for i, raw in enumerate(mraw):
-            ms = _parse_metric(raw, path + ("metrics", i), kind, loc, problems)
-            mname = ms.name if ms is not None else None
-            if mname is None and isinstance(raw, Mapping):  # still catch a repeated name
-                mname = str(raw.get("name", raw.get("fn", ""))).strip() or None
-            if mname is not None and mname in seen:
-                problems.append(
-                    loc.problem(
-                        path + ("metrics", i, "name"),
-                        f"metric name {mname!r} is used twice in this benchmark",
-                    )
-                )
-                continue
-            if mname is not None:
-                seen.add(mname)
-            if ms is not None:
-                metrics.append(ms)
-        benchmarks.append(BenchmarkSpec(name, kind, bmax, tuple(metrics)))
+        b = _parse_benchmark(bkey, braw, max_missing, loc, problems)
+        if b is not None:
+            benchmarks.append(b)
     if problems:
         raise ConfigError(problems)
     return Spec(tuple(benchmarks), max_missing, source)

@@ -141,16 +141,13 @@ def check_keys(
 METRIC_KEYS = {"good", "bad", "weight", "normaliser", "better", "unit", "description", "meta"}
 
 
-def parse_metric(name: str, raw: Any, where: str, problems: list[Problem]) -> Metric | None:
-    if not isinstance(raw, Mapping):
-        problems.append(Problem(where, f"expected a mapping of metric settings, got {fmt(raw)}"))
-        return None
-    n0 = len(problems)
+def _parse_normaliser(raw: Mapping, where: str, problems: list[Problem]):
+    """The metric's normaliser (``linear`` when not given), or None (reported) when unknown."""
     norm_name = raw.get("normaliser", "linear")
     if norm_name is None:
         norm_name = "linear"
     try:
-        norm = get_normaliser(str(norm_name))
+        return get_normaliser(str(norm_name))
     except KeyError:
         problems.append(
             Problem(
@@ -159,50 +156,46 @@ def parse_metric(name: str, raw: Any, where: str, problems: list[Problem]) -> Me
             )
         )
         return None
-    allowed = set(METRIC_KEYS) | {p.name for p in norm.params}
-    check_keys(raw, allowed, where, problems, f"'{norm.name}' metric")
 
+
+def _parse_better(raw: Mapping, where: str, problems: list[Problem]) -> str | None:
     better = raw.get("better")
-    if better is not None:
-        better = str(better).strip().lower()
-        if better not in ("lower", "higher"):
+    if better is None:
+        return None
+    better = str(better).strip().lower()
+    if better not in ("lower", "higher"):
+        problems.append(
+            Problem(
+                f"{where}.better", f"expected 'lower' or 'higher', got {fmt(raw.get('better'))}"
+            )
+        )
+        return None
+    return better
+
+
+def _check_threshold_pair(good, bad, better: str | None, where: str, problems: list[Problem]):
+    """good and bad differ, agree with ``better``, and data-driven ones ('best'/'worst') come
+    with ``better``."""
+    if isinstance(good, float) and isinstance(bad, float):
+        if good == bad:
+            problems.append(Problem(f"{where}.good", f"good and bad must differ (both {good:g})"))
+        elif better and better != ("lower" if good < bad else "higher"):
             problems.append(
                 Problem(
-                    f"{where}.better",
-                    f"expected 'lower' or 'higher', got {fmt(raw.get('better'))}",
+                    f"{where}.better", f"says {better} is better but good={good:g}, bad={bad:g}"
                 )
             )
-            better = None
+    if (good in DATA_THRESHOLDS or bad in DATA_THRESHOLDS) and better is None:
+        problems.append(
+            Problem(f"{where}.better", "'best'/'worst' thresholds need better: lower|higher")
+        )
+    if good is not None and good == bad and not isinstance(good, float):
+        problems.append(Problem(f"{where}.good", "good and bad must differ"))
 
-    good = bad = None
-    if norm.uses_thresholds:
-        for key in ("good", "bad"):
-            if key not in raw or raw[key] is None:
-                problems.append(
-                    Problem(f"{where}.{key}", f"missing: '{norm.name}' needs good and bad")
-                )
-        if "good" in raw and raw["good"] is not None:
-            good = parse_threshold(raw["good"], f"{where}.good", problems, data_ok=True)
-        if "bad" in raw and raw["bad"] is not None:
-            bad = parse_threshold(raw["bad"], f"{where}.bad", problems, data_ok=True)
-        if isinstance(good, float) and isinstance(bad, float):
-            if good == bad:
-                problems.append(
-                    Problem(f"{where}.good", f"good and bad must differ (both {good:g})")
-                )
-            elif better and better != ("lower" if good < bad else "higher"):
-                problems.append(
-                    Problem(
-                        f"{where}.better", f"says {better} is better but good={good:g}, bad={bad:g}"
-                    )
-                )
-        if (good in DATA_THRESHOLDS or bad in DATA_THRESHOLDS) and better is None:
-            problems.append(
-                Problem(f"{where}.better", "'best'/'worst' thresholds need better: lower|higher")
-            )
-        if good is not None and good == bad and not isinstance(good, float):
-            problems.append(Problem(f"{where}.good", "good and bad must differ"))
-    else:
+
+def _parse_thresholds(norm, raw: Mapping, better: str | None, where: str, problems: list[Problem]):
+    """(good, bad): both required by a normaliser that uses thresholds, refused by the others."""
+    if not norm.uses_thresholds:
         for key in ("good", "bad"):
             if raw.get(key) is not None:
                 names = ", ".join(p.name for p in norm.params)
@@ -212,28 +205,58 @@ def parse_metric(name: str, raw: Any, where: str, problems: list[Problem]) -> Me
                         f"'{norm.name}' takes no {key} threshold (its parameters: {names})",
                     )
                 )
+        return None, None
+    for key in ("good", "bad"):
+        if key not in raw or raw[key] is None:
+            problems.append(Problem(f"{where}.{key}", f"missing: '{norm.name}' needs good and bad"))
+    good = bad = None
+    if "good" in raw and raw["good"] is not None:
+        good = parse_threshold(raw["good"], f"{where}.good", problems, data_ok=True)
+    if "bad" in raw and raw["bad"] is not None:
+        bad = parse_threshold(raw["bad"], f"{where}.bad", problems, data_ok=True)
+    _check_threshold_pair(good, bad, better, where, problems)
+    return good, bad
 
+
+def _parse_param(spec, raw: Mapping, norm, where: str, problems: list[Problem]):
+    """One parameter of the normaliser: a number (or a ``{model: NAME}`` reference), within
+    its bounds; None when absent or invalid (reported when it is required or invalid)."""
+    pw = f"{where}.{spec.name}"
+    if spec.name not in raw or raw[spec.name] is None:
+        if spec.default is None and not spec.optional:
+            problems.append(Problem(pw, f"missing: '{norm.name}' needs {spec.name}"))
+        return None
+    if spec.model_ref:
+        v = parse_threshold(raw[spec.name], pw, problems, data_ok=False)
+    else:
+        v = parse_number(raw[spec.name], pw, problems)
+    if isinstance(v, float):
+        if spec.positive and v <= 0:
+            problems.append(Problem(pw, f"must be > 0, got {v:g}"))
+            return None
+        if spec.greater_than is not None and v <= spec.greater_than:
+            problems.append(Problem(pw, f"must be > {spec.greater_than:g}, got {v:g}"))
+            return None
+    return v
+
+
+def parse_metric(name: str, raw: Any, where: str, problems: list[Problem]) -> Metric | None:
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(where, f"expected a mapping of metric settings, got {fmt(raw)}"))
+        return None
+    n0 = len(problems)
+    norm = _parse_normaliser(raw, where, problems)
+    if norm is None:
+        return None
+    allowed = set(METRIC_KEYS) | {p.name for p in norm.params}
+    check_keys(raw, allowed, where, problems, f"'{norm.name}' metric")
+    better = _parse_better(raw, where, problems)
+    good, bad = _parse_thresholds(norm, raw, better, where, problems)
     params: dict[str, float | ModelRef] = {}
     for spec in norm.params:
-        pw = f"{where}.{spec.name}"
-        if spec.name not in raw or raw[spec.name] is None:
-            if spec.default is None and not spec.optional:
-                problems.append(Problem(pw, f"missing: '{norm.name}' needs {spec.name}"))
-            continue
-        if spec.model_ref:
-            v = parse_threshold(raw[spec.name], pw, problems, data_ok=False)
-        else:
-            v = parse_number(raw[spec.name], pw, problems)
-        if isinstance(v, float):
-            if spec.positive and v <= 0:
-                problems.append(Problem(pw, f"must be > 0, got {v:g}"))
-                continue
-            if spec.greater_than is not None and v <= spec.greater_than:
-                problems.append(Problem(pw, f"must be > {spec.greater_than:g}, got {v:g}"))
-                continue
+        v = _parse_param(spec, raw, norm, where, problems)
         if v is not None:
             params[spec.name] = v
-
     weight = parse_weight(raw.get("weight", 1.0), f"{where}.weight", problems)
     unit = parse_text(raw.get("unit"), f"{where}.unit", problems)
     description = parse_text(raw.get("description"), f"{where}.description", problems)

@@ -155,18 +155,32 @@ class Config:
         problems: list[Problem] = []
         if not isinstance(changes, Mapping):
             raise ConfigError([Problem("changes", "expected a mapping of key path to fields")])
-        merged: dict[str, dict[str, Any]] = {}  # full path -> fields (short paths resolved)
+        merged, root = self._merge_changes(changes, problems)
+        replaced: dict[int, Category | Benchmark | Metric] = {}
+        for full, fields in merged.items():
+            node = self._paths[full]
+            new = _changed_node(node, full, fields, problems)
+            if new is not None and new is not node:
+                replaced[id(node)] = new
+        if problems:
+            raise ConfigError(problems)
+        out = self._replace_nodes(replaced) if replaced else self
+        if root.get("missing"):
+            out = replace(out, missing=root["missing"])
+        return out
+
+    def _merge_changes(
+        self, changes: Mapping, problems: list[Problem]
+    ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+        """(full path -> fields, short paths resolved; the config's own fields)."""
+        merged: dict[str, dict[str, Any]] = {}
         root: dict[str, Any] = {}
         for path, fields in changes.items():
             if not isinstance(path, str):
                 problems.append(Problem(str(path)[:80], "key path must be text"))
                 continue
             if path == ROOT and isinstance(fields, Mapping):
-                for k, v in fields.items():
-                    if k != "missing":
-                        problems.append(Problem(str(k)[:80], "only 'missing' can be changed here"))
-                        continue
-                    root["missing"] = parse_missing(v, "missing", problems)
+                _root_changes(fields, root, problems)
                 continue
             try:
                 full = self.full_path(path)
@@ -177,37 +191,7 @@ class Config:
                 problems.append(Problem(path[:200], "expected a mapping of field to value"))
                 continue
             merged.setdefault(full, {}).update({str(k): v for k, v in fields.items()})
-        replaced: dict[int, Category | Benchmark | Metric] = {}
-        for full, fields in merged.items():
-            node = self._paths[full]
-            if isinstance(node, Metric):
-                raw = metric_to_dict(node)
-                raw.update(fields)
-                new = parse_metric(node.name, raw, full, problems)
-            else:
-                updates: dict[str, Any] = {}
-                for k, v in fields.items():
-                    if k == "missing" and isinstance(node, Category):
-                        updates["missing"] = parse_missing(v, f"{full}.missing", problems)
-                        continue
-                    if k != "weight":
-                        allowed = (
-                            "'weight' or 'missing'" if isinstance(node, Category) else "'weight'"
-                        )
-                        problems.append(
-                            Problem(f"{full}.{k}"[:300], f"only {allowed} can be changed here")
-                        )
-                        continue
-                    updates["weight"] = parse_weight(v, f"{full}.weight", problems)
-                new = replace(node, **updates) if updates else node
-            if new is not None and new is not node:
-                replaced[id(node)] = new
-        if problems:
-            raise ConfigError(problems)
-        out = self._replace_nodes(replaced) if replaced else self
-        if root.get("missing"):
-            out = replace(out, missing=root["missing"])
-        return out
+        return merged, root
 
     def diff(self, other: Config) -> dict[str, dict[str, Any]]:
         """The changes that turn ``self`` into ``other`` (same tree, different values)."""
@@ -234,3 +218,34 @@ class Config:
             if d:
                 out[path] = d
         return out
+
+
+def _root_changes(fields: Mapping, root: dict[str, Any], problems: list[Problem]) -> None:
+    """The config's own fields: only ``missing`` (the policy) can be changed."""
+    for k, v in fields.items():
+        if k != "missing":
+            problems.append(Problem(str(k)[:80], "only 'missing' can be changed here"))
+            continue
+        root["missing"] = parse_missing(v, "missing", problems)
+
+
+def _changed_node(
+    node: Category | Benchmark | Metric, full: str, fields: Mapping, problems: list[Problem]
+) -> Category | Benchmark | Metric | None:
+    """``node`` with ``fields`` changed (a metric is validated again as a whole), or None when
+    a value is invalid (reported)."""
+    if isinstance(node, Metric):
+        raw = metric_to_dict(node)
+        raw.update(fields)
+        return parse_metric(node.name, raw, full, problems)
+    updates: dict[str, Any] = {}
+    for k, v in fields.items():
+        if k == "missing" and isinstance(node, Category):
+            updates["missing"] = parse_missing(v, f"{full}.missing", problems)
+            continue
+        if k != "weight":
+            allowed = "'weight' or 'missing'" if isinstance(node, Category) else "'weight'"
+            problems.append(Problem(f"{full}.{k}"[:300], f"only {allowed} can be changed here"))
+            continue
+        updates["weight"] = parse_weight(v, f"{full}.weight", problems)
+    return replace(node, **updates) if updates else node

@@ -13,7 +13,7 @@ from ..scoring import Scores, score_values
 from ..scoring.incremental import rescore
 from .state import Changes, attribute_options, attribute_values, encode_changes, try_changes
 
-#: the memo of scores per change set, per worker process (issue 15: bounded for the RSS targets;
+#: the memo of scores per change set, per worker process (bounded for the memory targets;
 #: 4 MiB keeps ~10 states at ML-PEG scale and the minimum of 2 from 1,000 x 1,000 up)
 CACHE_BYTES = 4 * 1024 * 1024
 #: a missed change set is derived from the scores of the most recent entries (and the

@@ -1,4 +1,4 @@
-"""What the first page loads up front (issue 15, "fast start").
+"""What the first page loads up front ("fast start").
 
 Dash loads some component code in *async chunks*: the grid's AG Grid community build (~870 KB),
 the dropdown and the upload of dash-core-components. A chunk is fetched only once React renders

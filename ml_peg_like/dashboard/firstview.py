@@ -1,4 +1,4 @@
-"""The first view in the page's own HTML (issue 15, "fast start"). No Dash.
+"""The first view in the page's own HTML ("fast start"). No Dash.
 
 Before this, the first page showed "Loading..." until the browser had fetched and run ~3 MB of
 scripts (React, Dash's renderer, AG Grid), asked for the layout and rendered it: ~2 s after the

@@ -1,4 +1,4 @@
-"""Background jobs of the dashboard: a private, signed cache and a bounded queue (issue 16).
+"""Background jobs of the dashboard: a private, signed cache and a bounded queue.
 
 ``make_manager(cache_dir=None, broker=None, ...)`` returns the Dash background-callback manager:
 

@@ -1,6 +1,6 @@
 """A ``Server-Timing`` header on the answers of the callback and row routes: the milliseconds
 the server spent on the request (Flask's view, Dash's dispatch and its JSON), so a benchmark
-or the browser's devtools can split an edit's time into server and browser (issue 15)."""
+or the browser's devtools can split an edit's time into server and browser."""
 
 from __future__ import annotations
 

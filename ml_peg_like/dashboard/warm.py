@@ -1,4 +1,4 @@
-"""The modules the first page does not need, imported while it loads (issue 15, "fast start").
+"""The modules the first page does not need, imported while it loads ("fast start").
 
 pandas (~0.2 s) is imported on first use (``lazy.py``): with a binary raw cache nothing before
 the first page needs it. ``ml-peg-like serve`` imports it in a background thread once it

@@ -157,25 +157,16 @@ def _choose_section(cp: configparser.ConfigParser, section: str | None, path: Pa
     )
 
 
-def lips_to_dataset(
-    ini: str | Path,
-    *,
-    section: str | None = None,
-    results: str | Path | None = None,
-    strict: bool = False,
-    training_time_limit: float | None = None,
-) -> Converted:
-    """Convert a LIPS scoring INI (and an optional results CSV) to a native dataset.
-
-    ``training_time_limit`` (seconds): add the training-time veto (:data:`TRAINING_TIME`)."""
+def _check_time_limit(training_time_limit: float | None) -> None:
     if training_time_limit is not None and not (
         math.isfinite(training_time_limit) and training_time_limit > 0
     ):
         raise DataError(
             [Problem("--training-time-limit", f"expected seconds > 0, got {training_time_limit}")]
         )
-    reporter = Reporter(strict)
-    path = Path(ini)
+
+
+def _read_ini(path: Path) -> configparser.ConfigParser:
     text = read_text(path, Reporter(strict=True)) if path.is_file() else None
     if text is None:
         raise DataError([Problem(str(path), "cannot read the LIPS scoring INI")])
@@ -185,42 +176,59 @@ def lips_to_dataset(
     except configparser.Error as exc:
         msg = str(exc).strip().splitlines()[0]
         raise DataError([Problem(str(path), f"malformed INI: {msg}")]) from None
-    sec = _choose_section(cp, section, path)
-    opts = cp.defaults() if sec == "DEFAULT" else cp[sec]
-    where = f"{path} [{sec}]"
+    return cp
 
-    def option(name: str) -> Any:
-        raw = opts.get(name.lower())
+
+class _Options:
+    """The options of the chosen section, read as Python literals."""
+
+    def __init__(self, cp: configparser.ConfigParser, sec: str, path: Path):
+        self.opts = cp.defaults() if sec == "DEFAULT" else cp[sec]
+        self.where = f"{path} [{sec}]"
+
+    def __call__(self, name: str) -> Any:
+        raw = self.opts.get(name.lower())
         if raw is None:
             return None
         try:
             return _literal(raw)
         except (ValueError, json.JSONDecodeError) as exc:
-            raise DataError([Problem(f"{where} {name}", f"cannot read the value: {exc}")]) from None
-
-    colors = option("ValueByColor")
-    if colors is not None:
-        if not isinstance(colors, Mapping) or len(colors) != 3:
             raise DataError(
-                [
-                    Problem(
-                        f"{where} ValueByColor",
-                        "only three colours (two thresholds) map to traffic lights",
-                    )
-                ]
-            )
-        pts = [_num(v) for v in colors.values()]
-        if (
-            None in pts
-            or sorted(pts, reverse=True) != pts
-            or pts[0] == pts[2]
-            or (pts[0] - pts[1]) != (pts[1] - pts[2])
-        ):
-            reporter.warn(
-                f"{where} ValueByColor",
-                f"points {list(colors.values())} are not evenly spaced: traffic lights score 1 / 0.5 / 0",
-            )
-    ths = option("Thresholds")
+                [Problem(f"{self.where} {name}", f"cannot read the value: {exc}")]
+            ) from None
+
+
+def _check_colors(colors: Any, where: str, reporter: Reporter) -> None:
+    """``ValueByColor``: three colours, else an error; points not evenly spaced are warned of
+    (traffic lights score 1 / 0.5 / 0)."""
+    if colors is None:
+        return
+    if not isinstance(colors, Mapping) or len(colors) != 3:
+        raise DataError(
+            [
+                Problem(
+                    f"{where} ValueByColor",
+                    "only three colours (two thresholds) map to traffic lights",
+                )
+            ]
+        )
+    pts = [_num(v) for v in colors.values()]
+    if (
+        None in pts
+        or sorted(pts, reverse=True) != pts
+        or pts[0] == pts[2]
+        or (pts[0] - pts[1]) != (pts[1] - pts[2])
+    ):
+        reporter.warn(
+            f"{where} ValueByColor",
+            f"points {list(colors.values())} are not evenly spaced: traffic lights score 1 / 0.5 / 0",
+        )
+
+
+def _threshold_metrics(
+    ths: Any, where: str, reporter: Reporter
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """(traffic-light metrics, speed parameters given as ``ratio`` entries) of ``Thresholds``."""
     if not isinstance(ths, Mapping) or not ths:
         raise DataError(
             [Problem(f"{where} Thresholds", "expected a non-empty mapping of metric to thresholds")]
@@ -246,7 +254,37 @@ def lips_to_dataset(
         metrics[name] = _metric_dict(name, *parsed)
     if not metrics:
         raise DataError([Problem(f"{where} Thresholds", "no usable threshold")])
+    return metrics, ratio
 
+
+def _categories_without_results(metrics, spd, coeffs: _Coefficients) -> dict[str, Any]:
+    """One category, one benchmark of the thresholded metrics (and one of the speed-up)."""
+    benches: dict[str, Any] = {DEFAULT_BENCHMARK: {"weight": 1.0, "metrics": metrics}}
+    if spd is not None:
+        benches["Speed"] = {"weight": coeffs.weight("Speed"), "metrics": {spd[0]: spd[1]}}
+    return {DEFAULT_CATEGORY: {"weight": 1.0, "benchmarks": benches}}
+
+
+def lips_to_dataset(
+    ini: str | Path,
+    *,
+    section: str | None = None,
+    results: str | Path | None = None,
+    strict: bool = False,
+    training_time_limit: float | None = None,
+) -> Converted:
+    """Convert a LIPS scoring INI (and an optional results CSV) to a native dataset.
+
+    ``training_time_limit`` (seconds): add the training-time veto (:data:`TRAINING_TIME`)."""
+    _check_time_limit(training_time_limit)
+    reporter = Reporter(strict)
+    path = Path(ini)
+    cp = _read_ini(path)
+    sec = _choose_section(cp, section, path)
+    option = _Options(cp, sec, path)
+    where = option.where
+    _check_colors(option("ValueByColor"), where, reporter)
+    metrics, ratio = _threshold_metrics(option("Thresholds"), where, reporter)
     coeffs = _Coefficients(option("Coefficients"), f"{where} Coefficients", reporter)
     speed = option("SpeedConfig")
     speed = {**ratio, **(speed if isinstance(speed, Mapping) else {})}
@@ -255,10 +293,7 @@ def lips_to_dataset(
     rows: list[tuple[str, str, str, float | None]] = []
     spd = _speed_metric(speed, where, reporter)
     if results is None:
-        benches: dict[str, Any] = {DEFAULT_BENCHMARK: {"weight": 1.0, "metrics": metrics}}
-        if spd is not None:
-            benches["Speed"] = {"weight": coeffs.weight("Speed"), "metrics": {spd[0]: spd[1]}}
-        categories = {DEFAULT_CATEGORY: {"weight": 1.0, "benchmarks": benches}}
+        categories = _categories_without_results(metrics, spd, coeffs)
     else:
         known = dict(metrics)
         if spd is not None and spd[0] not in known:
@@ -481,13 +516,11 @@ def _training(limit: float) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return cat, [{"metric": f"{TRAINING}/{TRAINING}/{TRAINING_TIME}", "above": float(limit)}]
 
 
-def _with_results(
-    path: Path, metrics, coeffs: _Coefficients, reporter: Reporter, training: bool = False
-):
-    records = _read_results(path)
+def _result_cells(records, path: Path, reporter: Reporter):
+    """(category or None, benchmark or None, model, metric, value text) of each value of a long
+    (``metric``, ``value`` columns) or wide (one column per metric) results table."""
     long = records and "metric" in records[0] and "value" in records[0]
-    # category (None: no category column), benchmark (None: none), model, metric, value
-    rows_in: list[tuple[str | None, str | None, str, str, str]] = []
+    cells: list[tuple[str | None, str | None, str, str, str]] = []
     for i, r in enumerate(records, start=2):
         model = r.get("model", "")
         if not model:
@@ -495,58 +528,89 @@ def _with_results(
             continue
         cat = r.get("category") or None
         if long:
-            rows_in.append((cat, r.get("benchmark") or None, model, r["metric"], r["value"]))
+            cells.append((cat, r.get("benchmark") or None, model, r["metric"], r["value"]))
             continue
         for col, v in r.items():
-            if col in ("model", "category"):
-                continue
-            parts = col.split("/")
-            if len(parts) == 1:
-                c, b, m = cat, None, parts[0]
-            elif len(parts) == 2:
-                c, b, m = cat, parts[0], parts[1]
-            else:
-                c, b, m = parts[-3:]
-            rows_in.append((c or None, b or None, model, m, v))
-    categories: dict[str, Any] = {}
-    origin: dict[str, tuple[str | None, str | None]] = {}  # native benchmark -> (category, sub)
-    cat_of: dict[str, str] = {}
-    seen: set[tuple[str, str, str]] = set()
-    rows = []
-    unknown: set[str] = set()
-    for c_in, b_in, model, m, v in rows_in:
-        if training and m == TRAINING_TIME:  # the veto's metric (its own category)
-            if (model, TRAINING, m) not in seen:
-                seen.add((model, TRAINING, m))
-                rows.append((model, TRAINING, m, _value(v, f"{path} ({model}, {m})", reporter)))
-            continue
-        if m not in metrics:
-            unknown.add(m)
-            continue
+            if col not in ("model", "category"):
+                c, b, m = _wide_column(col, cat)
+                cells.append((c or None, b or None, model, m, v))
+    return cells
+
+
+def _wide_column(col: str, cat: str | None) -> tuple[str | None, str | None, str]:
+    """(category, benchmark, metric) of a wide column: ``metric``, ``benchmark/metric`` or
+    ``category/benchmark/metric``."""
+    parts = col.split("/")
+    if len(parts) == 1:
+        return cat, None, parts[0]
+    if len(parts) == 2:
+        return cat, parts[0], parts[1]
+    c, b, m = parts[-3:]
+    return c, b, m
+
+
+class _ResultTree:
+    """The categories and benchmarks the results fill, and their rows."""
+
+    def __init__(self, path: Path, metrics, training: bool, reporter: Reporter):
+        self.path, self.metrics, self.training, self.reporter = path, metrics, training, reporter
+        self.categories: dict[str, Any] = {}
+        self.origin: dict[str, tuple[str | None, str | None]] = {}  # benchmark -> (category, sub)
+        self.cat_of: dict[str, str] = {}
+        self.seen: set[tuple[str, str, str]] = set()
+        self.rows: list[tuple[str, str, str, float | None]] = []
+        self.unknown: set[str] = set()
+
+    def add(self, c_in: str | None, b_in: str | None, model: str, m: str, v: str) -> None:
+        if self.training and m == TRAINING_TIME:  # the veto's metric (its own category)
+            if (model, TRAINING, m) not in self.seen:
+                self.seen.add((model, TRAINING, m))
+                value = _value(v, f"{self.path} ({model}, {m})", self.reporter)
+                self.rows.append((model, TRAINING, m, value))
+            return
+        if m not in self.metrics:
+            self.unknown.add(m)
+            return
         c, b = _node_names(c_in, b_in)
-        if b in cat_of and cat_of[b] != c:
-            reporter.warn(
-                path,
-                f"benchmark {b!r} listed under categories {cat_of[b]!r} and {c!r}: {c!r} ignored",
-            )
-            continue
-        if (model, b, m) in seen:
-            reporter.warn(path, f"duplicate value for {model!r}, {b}/{m}: the first is kept")
-            continue
-        seen.add((model, b, m))
-        cat_of[b] = c
-        origin.setdefault(b, (c_in, b_in))
-        bench = categories.setdefault(c, {"weight": 1.0, "benchmarks": {}})[
+        if self._clashes(model, c, b, m):
+            return
+        self.seen.add((model, b, m))
+        self.cat_of[b] = c
+        self.origin.setdefault(b, (c_in, b_in))
+        bench = self.categories.setdefault(c, {"weight": 1.0, "benchmarks": {}})[
             "benchmarks"
         ].setdefault(b, {"weight": 1.0, "metrics": {}})
-        bench["metrics"].setdefault(m, dict(metrics[m]))
-        rows.append((model, b, m, _value(v, f"{path} ({model}, {b}/{m})", reporter)))
-    for m in sorted(unknown):
+        bench["metrics"].setdefault(m, dict(self.metrics[m]))
+        self.rows.append((model, b, m, _value(v, f"{self.path} ({model}, {b}/{m})", self.reporter)))
+
+    def _clashes(self, model: str, c: str, b: str, m: str) -> bool:
+        """A benchmark already under another category, or a value already given (reported)."""
+        if b in self.cat_of and self.cat_of[b] != c:
+            self.reporter.warn(
+                self.path,
+                f"benchmark {b!r} listed under categories {self.cat_of[b]!r} and {c!r}: {c!r} ignored",
+            )
+            return True
+        if (model, b, m) in self.seen:
+            self.reporter.warn(
+                self.path, f"duplicate value for {model!r}, {b}/{m}: the first is kept"
+            )
+            return True
+        return False
+
+
+def _with_results(
+    path: Path, metrics, coeffs: _Coefficients, reporter: Reporter, training: bool = False
+):
+    tree = _ResultTree(path, metrics, training, reporter)
+    for cell in _result_cells(_read_results(path), path, reporter):
+        tree.add(*cell)
+    for m in sorted(tree.unknown):
         reporter.warn(path, f"metric {m!r} has no LIPS threshold: skipped")
-    if not categories:
+    if not tree.categories:
         raise DataError([Problem(str(path), "no result names a metric that has thresholds")])
-    _weigh(categories, origin, coeffs, reporter, path)
-    return categories, rows
+    _weigh(tree.categories, tree.origin, coeffs, reporter, path)
+    return tree.categories, tree.rows
 
 
 def _weigh(categories, origin, coeffs: _Coefficients, reporter: Reporter, path: Path) -> None:

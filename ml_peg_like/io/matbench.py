@@ -24,6 +24,7 @@ import datetime as _dt
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -297,94 +298,122 @@ def find_model_files(src: Path) -> list[Path]:
     )
 
 
-def matbench_to_dataset(src: str | Path, *, strict: bool = False) -> Converted:
-    """Convert Matbench Discovery model YAMLs under ``src`` (``<family>/<model>.yml``)."""
-    reporter = Reporter(strict)
-    src = Path(src)
+def _model_files(src: Path) -> list[Path]:
     if not src.is_dir():
         raise DataError([Problem(str(src), "not a directory of <family>/<model>.yml")])
     files = find_model_files(src)
     if not files:
         raise DataError([Problem(str(src), "no model YAML found (expected <family>/<model>.yml)")])
+    return files
 
-    # (task, subset or None) -> {metric: None}, in first-seen order
-    groups: dict[tuple[str, str | None], dict[str, None]] = {}
-    values: dict[tuple[str, tuple[str, str | None], str], float | None] = {}
-    models: list[dict[str, Any]] = []
-    model_ids: list[str] = []
-    for path in files:
-        doc = read_mapping(
-            read_yaml_file,
-            path,
-            reporter,
-            "expected a mapping (model_name, model_key, metrics, ...)",
-        )
-        if doc is None:
-            continue
-        key = doc.get("model_key") if _attr(doc.get("model_key")) else path.stem
-        model = clean_name(_attr(key), f"{path}: model_key", reporter)
-        if model is None:
-            continue
-        if model in model_ids:
-            reporter.warn(path, f"model {model!r} is defined twice: this file is skipped")
-            continue
-        family = path.parent.name if path.parent != src else ""
-        model_ids.append(model)
-        models.append(_model_attributes(doc, model, family))
-        metrics = doc.get("metrics")
-        if metrics is None:
-            continue
-        if not isinstance(metrics, Mapping):
-            reporter.warn(path, "'metrics' is not a mapping: no metrics read")
-            continue
-        for task_key, task in metrics.items():
-            tname = clean_name(task_key, f"{path}: metrics.{task_key}", reporter)
-            if tname is None:
-                continue
-            tname = tname.replace("/", "_")
-            if not isinstance(task, Mapping):
-                reporter.warn(path, f"metrics.{task_key}: expected a mapping: skipped")
-                continue
-            for k, v in task.items():
-                if isinstance(v, Mapping):
-                    if str(k) in RECORD_KEYS or _is_record(v):
-                        continue
-                    sname = clean_name(k, f"{path}: metrics.{task_key}.{k}", reporter)
-                    if sname is None:
-                        continue
-                    for mk, mv in v.items():
-                        _take(
-                            model,
-                            (tname, sname.replace("/", "_")),
-                            mk,
-                            mv,
-                            groups,
-                            values,
-                            path,
-                            reporter,
-                        )
-                else:
-                    _take(model, (tname, None), k, v, groups, values, path, reporter)
 
-    reporter.raise_errors()
-    if not models:
-        raise DataError([Problem(str(src), "no readable model YAML")])
-    config, names = _build_config(groups, values)
+@dataclass
+class _Read:
+    """What the model files hold: each model's attributes and its metric values.
+
+    ``groups``: (task, subset or None) -> {metric: None}, in first-seen order; ``values``:
+    (model, group, metric) -> value."""
+
+    groups: dict[tuple[str, str | None], dict[str, None]] = field(default_factory=dict)
+    values: dict[tuple[str, tuple[str, str | None], str], float | None] = field(
+        default_factory=dict
+    )
+    models: list[dict[str, Any]] = field(default_factory=list)
+    model_ids: list[str] = field(default_factory=list)
+
+    def take(self, model: str, gkey, mkey, mv, path: Path, reporter: Reporter) -> None:
+        _take(model, gkey, mkey, mv, self.groups, self.values, path, reporter)
+
+
+def _model_of(doc: Mapping, path: Path, known: list[str], reporter: Reporter) -> str | None:
+    """The model a file describes (``model_key``, else the file's name), or None (reported)
+    when it is not a usable name or was already read."""
+    key = doc.get("model_key") if _attr(doc.get("model_key")) else path.stem
+    model = clean_name(_attr(key), f"{path}: model_key", reporter)
+    if model is not None and model in known:
+        reporter.warn(path, f"model {model!r} is defined twice: this file is skipped")
+        return None
+    return model
+
+
+def _read_task(model: str, task_key, task, path: Path, out: _Read, reporter: Reporter) -> None:
+    """The values of one task: its own metrics, and those of each subset (a nested mapping that
+    is not a record such as a hardware description)."""
+    tname = clean_name(task_key, f"{path}: metrics.{task_key}", reporter)
+    if tname is None:
+        return
+    tname = tname.replace("/", "_")
+    if not isinstance(task, Mapping):
+        reporter.warn(path, f"metrics.{task_key}: expected a mapping: skipped")
+        return
+    for k, v in task.items():
+        if not isinstance(v, Mapping):
+            out.take(model, (tname, None), k, v, path, reporter)
+            continue
+        if str(k) in RECORD_KEYS or _is_record(v):
+            continue
+        sname = clean_name(k, f"{path}: metrics.{task_key}.{k}", reporter)
+        if sname is None:
+            continue
+        for mk, mv in v.items():
+            out.take(model, (tname, sname.replace("/", "_")), mk, mv, path, reporter)
+
+
+def _read_model_file(path: Path, src: Path, out: _Read, reporter: Reporter) -> None:
+    doc = read_mapping(
+        read_yaml_file,
+        path,
+        reporter,
+        "expected a mapping (model_name, model_key, metrics, ...)",
+    )
+    if doc is None:
+        return
+    model = _model_of(doc, path, out.model_ids, reporter)
+    if model is None:
+        return
+    family = path.parent.name if path.parent != src else ""
+    out.model_ids.append(model)
+    out.models.append(_model_attributes(doc, model, family))
+    metrics = doc.get("metrics")
+    if metrics is None:
+        return
+    if not isinstance(metrics, Mapping):
+        reporter.warn(path, "'metrics' is not a mapping: no metrics read")
+        return
+    for task_key, task in metrics.items():
+        _read_task(model, task_key, task, path, out, reporter)
+
+
+def _rows(read: _Read, names: dict) -> list[tuple[str, str, str, float | None]]:
     rows: list[tuple[str, str, str, float | None]] = []
     listed: set[str] = set()
-    for (model, gkey, metric), v in values.items():
+    for (model, gkey, metric), v in read.values.items():
         rows.append((model, names[gkey], metric, v))
         listed.add(model)
     first = (CPS_TERMS[0][0], CPS_TERMS[0][1])
-    for model in model_ids:
+    for model in read.model_ids:
         if model not in listed:  # keep the model listed (no values at all: no CPS)
             rows.append((model, names[first], CPS_TERMS[0][2], None))
+    return rows
+
+
+def matbench_to_dataset(src: str | Path, *, strict: bool = False) -> Converted:
+    """Convert Matbench Discovery model YAMLs under ``src`` (``<family>/<model>.yml``)."""
+    reporter = Reporter(strict)
+    src = Path(src)
+    read = _Read()
+    for path in _model_files(src):
+        _read_model_file(path, src, read, reporter)
+    reporter.raise_errors()
+    if not read.models:
+        raise DataError([Problem(str(src), "no readable model YAML")])
+    config, names = _build_config(read.groups, read.values)
     return Converted(
         config=config,
-        rows=rows,
-        models=models,
+        rows=_rows(read, names),
+        models=read.models,
         warnings=reporter.warnings,
-        info={"cps_inputs": _cps_inputs(values, model_ids)},
+        info={"cps_inputs": _cps_inputs(read.values, read.model_ids)},
     )
 
 
@@ -423,18 +452,16 @@ def _ordered_groups(groups) -> list[tuple[str, str | None]]:
     return out
 
 
-def _build_config(groups, values) -> tuple[dict[str, Any], dict]:
-    # the CPS skeleton is always there, so that a data set lacking a task gives no CPS at all
+def _add_cps_skeleton(groups) -> None:
+    """The CPS metrics are always there, so that a data set lacking a task gives no CPS at all."""
     for task, subset, metric, *_ in CPS_TERMS:
         groups.setdefault((task, subset), {})
         if metric not in groups[(task, subset)]:
             groups[(task, subset)] = {metric: None, **groups[(task, subset)]}
-    ordered = _ordered_groups(groups)
-    cps_weight = {t: w for t, _s, _m, w, _g, _b in CPS_TERMS}
-    cps_bench = {(t, s) for t, s, *_ in CPS_TERMS}
-    cps_metric = {(t, s, m): (g, b) for t, s, m, _w, g, b in CPS_TERMS}
 
-    # benchmark names, unique in the file and without "/"
+
+def _benchmark_names(ordered) -> dict[tuple[str, str | None], str]:
+    """Benchmark names, unique in the file and without "/"."""
     subset_count: dict[str, int] = {}
     for _t, s in ordered:
         if s is not None:
@@ -451,45 +478,65 @@ def _build_config(groups, values) -> tuple[dict[str, Any], dict]:
         while name in names.values():
             name += "_"
         names[(t, s)] = name
+    return names
 
+
+def _values_by_metric(values) -> dict[tuple, list[float]]:
     by_metric: dict[tuple, list[float]] = {}
     for (_model, gkey, metric), v in values.items():
         if v is not None:
             by_metric.setdefault((gkey, metric), []).append(v)
+    return by_metric
 
+
+_CPS_WEIGHT = {t: w for t, _s, _m, w, _g, _b in CPS_TERMS}
+_CPS_BENCH = {(t, s) for t, s, *_ in CPS_TERMS}
+_CPS_METRIC = {(t, s, m): (g, b) for t, s, m, _w, g, b in CPS_TERMS}
+
+
+def _metric_settings(t: str, s: str | None, m: str, observed: list[float]) -> dict[str, Any]:
+    """Thresholds, weight, unit and description of metric ``m``: a CPS input has the CPS's
+    thresholds and weight 1; any other metric thresholds from the ``observed`` values and
+    weight 0."""
+    kind, unit, desc = metric_spec(m)
+    if (t, s, m) in _CPS_METRIC:
+        good, bad = _CPS_METRIC[(t, s, m)]
+        desc = (desc or "") + f" CPS input (weight {_CPS_WEIGHT[t]:g}; good {good:g}, bad {bad:g})."
+    else:
+        good, bad = _thresholds(kind, observed)
+    md: dict[str, Any] = {
+        "good": float(good),
+        "bad": float(bad),
+        "weight": 1.0 if (t, s, m) in _CPS_METRIC else 0.0,
+    }
+    if unit:
+        md["unit"] = unit
+    if desc:
+        md["description"] = desc.strip()
+    return md
+
+
+def _build_config(groups, values) -> tuple[dict[str, Any], dict]:
+    _add_cps_skeleton(groups)
+    ordered = _ordered_groups(groups)
+    names = _benchmark_names(ordered)
+    by_metric = _values_by_metric(values)
     categories: dict[str, Any] = {}
     for t, s in ordered:
         cat = categories.setdefault(
             t,
             {
-                "weight": cps_weight.get(t, 0.0),
+                "weight": _CPS_WEIGHT.get(t, 0.0),
                 "description": TASK_DESCRIPTIONS.get(t, f"Matbench Discovery task {t!r}."),
                 "benchmarks": {},
             },
         )
-        metrics: dict[str, Any] = {}
-        for m in groups[(t, s)]:
-            kind, unit, desc = metric_spec(m)
-            if (t, s, m) in cps_metric:
-                good, bad = cps_metric[(t, s, m)]
-                desc = (
-                    desc or ""
-                ) + f" CPS input (weight {cps_weight[t]:g}; good {good:g}, bad {bad:g})."
-            else:
-                good, bad = _thresholds(kind, by_metric.get(((t, s), m), []))
-            md: dict[str, Any] = {
-                "good": float(good),
-                "bad": float(bad),
-                "weight": 1.0 if (t, s, m) in cps_metric else 0.0,
-            }
-            if unit:
-                md["unit"] = unit
-            if desc:
-                md["description"] = desc.strip()
-            metrics[m] = md
+        metrics = {
+            m: _metric_settings(t, s, m, by_metric.get(((t, s), m), [])) for m in groups[(t, s)]
+        }
         bdesc = f"Matbench Discovery {t}" + (f" / {s}" if s else "")
         cat["benchmarks"][names[(t, s)]] = {
-            "weight": 1.0 if (t, s) in cps_bench else 0.0,
+            "weight": 1.0 if (t, s) in _CPS_BENCH else 0.0,
             "description": bdesc,
             "metrics": metrics,
         }

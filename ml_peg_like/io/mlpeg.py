@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,305 @@ def find_tables(src: Path) -> list[Path]:
     return sorted(p for p in src.rglob("*_table.json") if p.is_file())
 
 
+def _mapping(value: Any) -> Mapping:
+    return value if isinstance(value, Mapping) else {}
+
+
+@dataclass
+class _Models:
+    """What the rows of every table say about the models, in the order they first appear."""
+
+    order: list[str] = field(default_factory=list)
+    display: dict[str, Counter] = field(default_factory=dict)
+    level_of_theory: dict[str, str] = field(default_factory=dict)
+    meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, model: str) -> None:
+        if model not in self.display:
+            self.display[model] = Counter()
+            self.order.append(model)
+
+    def seen_as(self, model: str, mlip: str, table: _Table) -> None:
+        """The row of ``model`` names it ``mlip``: a display name, and what the table's
+        ``model_levels_of_theory`` and ``model_configs`` say of ``mlip``."""
+        self.display[model][mlip] += 1
+        lot = text_value(table.model_lots.get(mlip))
+        if lot is not None:
+            self.level_of_theory.setdefault(model, lot)
+        mc = table.model_configs.get(mlip)
+        if isinstance(mc, Mapping) and model not in self.meta:
+            self.meta[model] = model_config_attributes(mc)
+
+    def attributes(self) -> list[dict[str, Any]]:
+        models = []
+        for m in self.order:
+            attrs: dict[str, Any] = {"model": m}
+            if self.display[m]:
+                # the most frequent MLIP name (tables may add a suffix such as -D3)
+                attrs["display_name"] = self.display[m].most_common(1)[0][0]
+            attrs["level_of_theory"] = self.level_of_theory.get(m)
+            attrs.update(self.meta.get(m, {}))
+            models.append(attrs)
+        return models
+
+
+@dataclass
+class _Table:
+    """One ``*_table.json``: its parts that the converter reads, each of the expected type."""
+
+    path: Path
+    doc: Mapping
+    thresholds: Mapping
+    data: list
+    weights: Mapping
+    tooltips: Mapping
+    metric_lots: Mapping
+    model_lots: Mapping
+    model_configs: Mapping
+
+
+def _read_table(path: Path, reporter: Reporter) -> _Table | None:
+    """The table at ``path``, or None (reported) when it is not an object with a
+    ``thresholds`` object and a ``data`` list (either may be absent)."""
+    doc = read_mapping(
+        read_json_file, path, reporter, "expected a JSON object with 'data' and 'thresholds'"
+    )
+    if doc is None:
+        return None
+    thresholds = doc.get("thresholds")
+    thresholds = {} if thresholds is None else thresholds
+    if not isinstance(thresholds, Mapping):
+        reporter.malformed(path, "'thresholds' is not an object")
+        return None
+    data = doc.get("data")
+    data = [] if data is None else data
+    if not isinstance(data, list):
+        reporter.malformed(path, "'data' is not a list of rows")
+        return None
+    return _Table(
+        path=path,
+        doc=doc,
+        thresholds=thresholds,
+        data=data,
+        weights=_mapping(doc.get("weights")),
+        tooltips=_mapping(doc.get("tooltip_header")),
+        metric_lots=_mapping(doc.get("metric_levels_of_theory")),
+        model_lots=_mapping(doc.get("model_levels_of_theory")),
+        model_configs=_mapping(doc.get("model_configs")),
+    )
+
+
+def _data_columns(table: _Table) -> set[str]:
+    return {k for r in table.data if isinstance(r, Mapping) for k in r} - RESERVED_COLUMNS
+
+
+def _metric_order(table: _Table, ana: Mapping | None) -> list[str]:
+    """The table's column order, then the remaining thresholds, then the columns that have data
+    but no threshold in the table when metrics.yml gives them one."""
+    order: list[str] = []
+    for col in table.doc.get("columns") or []:
+        cid = col.get("id", col.get("name")) if isinstance(col, Mapping) else col
+        if isinstance(cid, str) and cid in table.thresholds and cid not in order:
+            order.append(cid)
+    order += [str(k) for k in table.thresholds if str(k) not in order]
+    if ana:
+        data_cols = _data_columns(table)
+        order += [k for k in ana if k in data_cols and k not in order]
+    return order
+
+
+def _optional_threshold(t: Mapping, which: str, where: str, reporter: Reporter) -> float | None:
+    value = t.get(which)
+    return threshold_value(value, f"{where}.{which}", reporter) if value is not None else None
+
+
+def _table_settings(table: _Table, key: str, where: str, reporter: Reporter) -> dict[str, Any]:
+    """What the table says of metric ``key``: thresholds, weight, unit, description and
+    level of theory (``meta``)."""
+    t = _mapping(table.thresholds.get(key))
+    base: dict[str, Any] = {
+        "good": _optional_threshold(t, "good", where, reporter),
+        "bad": _optional_threshold(t, "bad", where, reporter),
+        "weight": weight_value(
+            table.weights.get(key, t.get("weight")), f"{where}.weight", reporter
+        ),
+        "unit": text_value(t.get("unit")),
+        "description": tooltip_text(table.tooltips.get(key)),
+    }
+    lot = level_of_theory(t) or text_value(table.metric_lots.get(key))
+    if lot is not None:
+        base["meta"] = {"level_of_theory": lot}
+    return base
+
+
+def _metric_from_table(base: Mapping[str, Any], where: str, reporter: Reporter):
+    """The metric settings of ``base`` alone, or None (reported) without usable thresholds."""
+    if base["good"] is None or base["bad"] is None:
+        reporter.warn(where, "no good/bad thresholds: metric skipped")
+        return None
+    if base["good"] == base["bad"]:
+        reporter.warn(where, f"good and bad are equal ({base['good']:g}): metric skipped")
+        return None
+    lot = base.get("meta", {}).get("level_of_theory")
+    return metric_dict(
+        base["good"], base["bad"], base["weight"], base["unit"], base["description"], lot
+    )
+
+
+@dataclass
+class _Analysis:
+    """metrics.yml of one benchmark (``settings`` None when there is none)."""
+
+    path: Path | None
+    settings: Mapping[str, Mapping[str, Any]] | None
+
+
+def _table_metrics(
+    table: _Table, ana: _Analysis, reporter: Reporter
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """(metric settings by config name, key in the rows by config name); metrics.yml, when
+    it has the metric, overrides the table's settings."""
+    metrics: dict[str, Any] = {}
+    metric_keys: dict[str, str] = {}
+    for key in _metric_order(table, ana.settings):
+        where = f"{table.path}: {key}"
+        name = clean_name(key, where, reporter)
+        if name is None or name in metrics:
+            continue
+        base = _table_settings(table, key, where, reporter)
+        if ana.settings is not None and key in ana.settings:
+            md = analysis_metric(ana.settings[key], base, f"{ana.path}: {key}", reporter)
+        else:
+            md = _metric_from_table(base, where, reporter)
+        if md is not None:
+            metrics[name] = md
+            metric_keys[name] = key
+    return metrics, metric_keys
+
+
+def _warn_unused(
+    table: _Table, ana: _Analysis, metric_keys: dict[str, str], reporter: Reporter
+) -> None:
+    """Metrics of metrics.yml not in the table, and columns of the table without thresholds."""
+    used = set(metric_keys.values())
+    if ana.settings is not None:
+        for k in ana.settings:
+            if k not in used:
+                reporter.warn(
+                    ana.path, f"metric {k!r} is not in the table {table.path.name}: ignored"
+                )
+    extra = sorted({str(k) for k in _data_columns(table)} - used)
+    if extra and metric_keys:
+        shown = ", ".join(repr(k) for k in extra[:5]) + (" ..." if len(extra) > 5 else "")
+        reporter.warn(table.path, f"column(s) without thresholds ignored: {shown}")
+
+
+@dataclass
+class _Collected:
+    """The rows of every table: values, ML-PEG's stored scores and the models."""
+
+    rows: list[tuple[str, str, str, float | None]] = field(default_factory=list)
+    stored: dict[tuple[str, str], float | None] = field(default_factory=dict)
+    models: _Models = field(default_factory=_Models)
+
+
+def _row_model(row: Any, i: int, path: Path, reporter: Reporter) -> str | None:
+    """The model of ``data[i]`` (its ``id``, else its ``MLIP``), or None (reported)."""
+    if not isinstance(row, Mapping):
+        reporter.warn(path, f"data[{i}] is not an object: skipped")
+        return None
+    ident = row.get("id") if text_value(row.get("id")) is not None else row.get("MLIP")
+    model = clean_name(ident, f"{path}: data[{i}].id", reporter) if ident is not None else None
+    if model is None:
+        reporter.warn(path, f"data[{i}] has no 'id' or 'MLIP': skipped")
+    return model
+
+
+def _read_rows(
+    table: _Table, bname: str, metric_keys: dict[str, str], out: _Collected, reporter: Reporter
+) -> None:
+    """The values and stored ``Score`` of each row of ``table`` (benchmark ``bname``)."""
+    seen: set[str] = set()
+    not_numbers: list[str] = []
+    for i, row in enumerate(table.data):
+        model = _row_model(row, i, table.path, reporter)
+        if model is None:
+            continue
+        if model in seen:
+            reporter.warn(table.path, f"model {model!r} appears twice: the second row is skipped")
+            continue
+        seen.add(model)
+        out.models.add(model)
+        mlip = text_value(row.get("MLIP"))
+        if mlip is not None:
+            out.models.seen_as(model, mlip, table)
+        for name, key in metric_keys.items():
+            v = as_number(row.get(key))
+            if v is NOT_A_NUMBER:
+                not_numbers.append(f"{model}/{key}={row.get(key)!r}"[:80])
+                v = None
+            out.rows.append((model, bname, name, v))
+        s = as_number(row.get("Score"))
+        out.stored[(model, bname)] = None if s is NOT_A_NUMBER else s
+    if not_numbers:
+        reporter.warn(
+            table.path,
+            f"{len(not_numbers)} non-numeric value(s) read as missing (e.g. {not_numbers[0]})",
+        )
+
+
+class _AnalysisFiles:
+    """metrics.yml by (category folder, benchmark folder), else by benchmark folder alone."""
+
+    def __init__(self, thresholds_dir: str | Path | None, reporter: Reporter):
+        self.by_pair = analysis_index(thresholds_dir)
+        self.by_bench: dict[str, Path] = {}
+        for (_c, b), p in self.by_pair.items():
+            self.by_bench.setdefault(b, p)
+        self.reporter = reporter
+
+    def of(self, cfolder: str, bfolder: str) -> _Analysis:
+        path = self.by_pair.get((cfolder, bfolder)) or self.by_bench.get(bfolder)
+        settings = read_metrics_yml(path, self.reporter) if path is not None else None
+        return _Analysis(path, settings)
+
+
+def _check_source(src: Path) -> None:
+    if not src.is_dir():
+        raise DataError(
+            [Problem(str(src), "not a directory of <category>/<benchmark>/*_table.json")]
+        )
+
+
+def _source_tables(src: Path) -> list[Path]:
+    tables = find_tables(src)
+    if not tables:
+        raise DataError(
+            [
+                Problem(
+                    str(src), "no *_table.json found (expected <category>/<benchmark>/*_table.json)"
+                )
+            ]
+        )
+    return tables
+
+
+def _convert_table(
+    table: _Table, ana: _Analysis, cats: CategoryNames, out: _Collected, reporter: Reporter
+) -> None:
+    """One benchmark from ``table``: its metrics into ``cats``, its rows into ``out``."""
+    metrics, metric_keys = _table_metrics(table, ana, reporter)
+    _warn_unused(table, ana, metric_keys, reporter)
+    if not metrics:
+        reporter.warn(table.path, "no metric with thresholds: benchmark skipped")
+        return
+    desc = text_value(table.doc.get("description"))
+    fields: dict[str, Any] = {"description": desc} if desc else {}
+    bfolder, cfolder = table.path.parent.name, table.path.parent.parent.name
+    bname = cats.add_benchmark(cfolder, bfolder, table.path, {**fields, "metrics": metrics})
+    _read_rows(table, bname, metric_keys, out, reporter)
+
+
 def mlpeg_to_dataset(
     src: str | Path,
     *,
@@ -70,222 +370,36 @@ def mlpeg_to_dataset(
     """Convert ML-PEG app tables under ``src`` (``<category>/<benchmark>/*_table.json``)."""
     reporter = Reporter(strict)
     src = Path(src)
-    if not src.is_dir():
-        raise DataError(
-            [Problem(str(src), "not a directory of <category>/<benchmark>/*_table.json")]
-        )
-    app = AppConfig(app_dir, reporter)
-    cats = CategoryNames(app, reporter)
-    analysis = analysis_index(thresholds_dir)
-    analysis_by_bench: dict[str, Path] = {}
-    for (_c, b), p in analysis.items():
-        analysis_by_bench.setdefault(b, p)
-
-    tables = find_tables(src)
-    if not tables:
-        raise DataError(
-            [
-                Problem(
-                    str(src), "no *_table.json found (expected <category>/<benchmark>/*_table.json)"
-                )
-            ]
-        )
-
-    rows: list[tuple[str, str, str, float | None]] = []
-    stored: dict[tuple[str, str], float | None] = {}
-    display: dict[str, Counter] = {}
-    lot_of_model: dict[str, str] = {}
-    meta_of_model: dict[str, dict[str, Any]] = {}
-    model_order: list[str] = []
+    _check_source(src)
+    cats = CategoryNames(AppConfig(app_dir, reporter), reporter)
+    analysis = _AnalysisFiles(thresholds_dir, reporter)
+    tables = _source_tables(src)
+    out = _Collected()
     used_folders: dict[Path, Path] = {}
-
     for path in tables:
-        bfolder = path.parent.name
-        cfolder = path.parent.parent.name
         if path.parent in used_folders:
+            first = used_folders[path.parent].name
             reporter.warn(
                 path,
-                f"a second table for benchmark {bfolder!r} (first: {used_folders[path.parent].name}): skipped",
+                f"a second table for benchmark {path.parent.name!r} (first: {first}): skipped",
             )
             continue
-        table = read_mapping(
-            read_json_file, path, reporter, "expected a JSON object with 'data' and 'thresholds'"
-        )
+        table = _read_table(path, reporter)
         if table is None:
             continue
         used_folders[path.parent] = path
-
-        # -- metrics
-        thresholds = table.get("thresholds")
-        if thresholds is None:
-            thresholds = {}
-        if not isinstance(thresholds, Mapping):
-            reporter.malformed(path, "'thresholds' is not an object")
-            continue
-        weights = table.get("weights") if isinstance(table.get("weights"), Mapping) else {}
-        tooltips = (
-            table.get("tooltip_header") if isinstance(table.get("tooltip_header"), Mapping) else {}
-        )
-        mlots = table.get("metric_levels_of_theory")
-        mlots = mlots if isinstance(mlots, Mapping) else {}
-        data = table.get("data")
-        if data is None:
-            data = []
-        if not isinstance(data, list):
-            reporter.malformed(path, "'data' is not a list of rows")
-            continue
-
-        ana_path = analysis.get((cfolder, bfolder)) or analysis_by_bench.get(bfolder)
-        ana = read_metrics_yml(ana_path, reporter) if ana_path is not None else None
-
-        # metric order: the table's column order, then the remaining thresholds
-        order: list[str] = []
-        for col in table.get("columns") or []:
-            cid = col.get("id", col.get("name")) if isinstance(col, Mapping) else col
-            if isinstance(cid, str) and cid in thresholds and cid not in order:
-                order.append(cid)
-        order += [str(k) for k in thresholds if str(k) not in order]
-        if ana:
-            # a column that has data but no threshold in the table may get one from metrics.yml
-            data_cols = {k for r in data if isinstance(r, Mapping) for k in r} - RESERVED_COLUMNS
-            order += [k for k in ana if k in data_cols and k not in order]
-
-        metrics: dict[str, Any] = {}
-        metric_keys: dict[str, str] = {}  # config name -> key in the rows
-        for key in order:
-            where = f"{path}: {key}"
-            name = clean_name(key, where, reporter)
-            if name is None or name in metrics:
-                continue
-            t = thresholds.get(key)
-            t = t if isinstance(t, Mapping) else {}
-            base: dict[str, Any] = {
-                "good": threshold_value(t.get("good"), f"{where}.good", reporter)
-                if t.get("good") is not None
-                else None,
-                "bad": threshold_value(t.get("bad"), f"{where}.bad", reporter)
-                if t.get("bad") is not None
-                else None,
-                "weight": weight_value(
-                    weights.get(key, t.get("weight")), f"{where}.weight", reporter
-                ),
-                "unit": text_value(t.get("unit")),
-                "description": tooltip_text(tooltips.get(key)),
-            }
-            lot = level_of_theory(t) or text_value(mlots.get(key))
-            if lot is not None:
-                base["meta"] = {"level_of_theory": lot}
-            if ana is not None and key in ana:
-                md = analysis_metric(ana[key], base, f"{ana_path}: {key}", reporter)
-            else:
-                if base["good"] is None or base["bad"] is None:
-                    reporter.warn(where, "no good/bad thresholds: metric skipped")
-                    continue
-                if base["good"] == base["bad"]:
-                    reporter.warn(
-                        where, f"good and bad are equal ({base['good']:g}): metric skipped"
-                    )
-                    continue
-                md = metric_dict(
-                    base["good"],
-                    base["bad"],
-                    base["weight"],
-                    base["unit"],
-                    base["description"],
-                    lot,
-                )
-            if md is not None:
-                metrics[name] = md
-                metric_keys[name] = key
-        if ana is not None:
-            for k in ana:
-                if k not in metric_keys.values():
-                    reporter.warn(
-                        ana_path, f"metric {k!r} is not in the table {path.name}: ignored"
-                    )
-        extra = sorted(
-            {str(k) for r in data if isinstance(r, Mapping) for k in r}
-            - RESERVED_COLUMNS
-            - set(metric_keys.values())
-        )
-        if extra and metrics:
-            shown = ", ".join(repr(k) for k in extra[:5]) + (" ..." if len(extra) > 5 else "")
-            reporter.warn(path, f"column(s) without thresholds ignored: {shown}")
-        if not metrics:
-            reporter.warn(path, "no metric with thresholds: benchmark skipped")
-            continue
-
-        desc = text_value(table.get("description"))
-        fields: dict[str, Any] = {"description": desc} if desc else {}
-        bname = cats.add_benchmark(cfolder, bfolder, path, {**fields, "metrics": metrics})
-
-        # -- rows
-        mlots_model = table.get("model_levels_of_theory")
-        mlots_model = mlots_model if isinstance(mlots_model, Mapping) else {}
-        model_configs = table.get("model_configs")
-        model_configs = model_configs if isinstance(model_configs, Mapping) else {}
-        seen_models: set[str] = set()
-        not_numbers: list[str] = []
-        for i, row in enumerate(data):
-            if not isinstance(row, Mapping):
-                reporter.warn(path, f"data[{i}] is not an object: skipped")
-                continue
-            ident = row.get("id") if text_value(row.get("id")) is not None else row.get("MLIP")
-            model = (
-                clean_name(ident, f"{path}: data[{i}].id", reporter) if ident is not None else None
-            )
-            if model is None:
-                reporter.warn(path, f"data[{i}] has no 'id' or 'MLIP': skipped")
-                continue
-            if model in seen_models:
-                reporter.warn(path, f"model {model!r} appears twice: the second row is skipped")
-                continue
-            seen_models.add(model)
-            if model not in display:
-                display[model] = Counter()
-                model_order.append(model)
-            mlip = text_value(row.get("MLIP"))
-            if mlip is not None:
-                display[model][mlip] += 1
-                lot = text_value(mlots_model.get(mlip))
-                if lot is not None:
-                    lot_of_model.setdefault(model, lot)
-                mc = model_configs.get(mlip)
-                if isinstance(mc, Mapping) and model not in meta_of_model:
-                    meta_of_model[model] = model_config_attributes(mc)
-            for name, key in metric_keys.items():
-                v = as_number(row.get(key))
-                if v is NOT_A_NUMBER:
-                    not_numbers.append(f"{model}/{key}={row.get(key)!r}"[:80])
-                    v = None
-                rows.append((model, bname, name, v))
-            s = as_number(row.get("Score"))
-            stored[(model, bname)] = None if s is NOT_A_NUMBER else s
-        if not_numbers:
-            reporter.warn(
-                path,
-                f"{len(not_numbers)} non-numeric value(s) read as missing (e.g. {not_numbers[0]})",
-            )
+        ana = analysis.of(path.parent.parent.name, path.parent.name)
+        _convert_table(table, ana, cats, out, reporter)
 
     reporter.raise_errors()
     if not cats.categories:
         raise DataError([Problem(str(src), "no table with usable metrics")])
-    config = cats.config(f"Converted from ML-PEG app tables ({src.name})")
-    models = []
-    for m in model_order:
-        attrs: dict[str, Any] = {"model": m}
-        if display[m]:
-            # the most frequent MLIP name (tables may add a suffix such as -D3)
-            attrs["display_name"] = display[m].most_common(1)[0][0]
-        attrs["level_of_theory"] = lot_of_model.get(m)
-        attrs.update(meta_of_model.get(m, {}))
-        models.append(attrs)
     return Converted(
-        config=config,
-        rows=rows,
-        models=models,
+        config=cats.config(f"Converted from ML-PEG app tables ({src.name})"),
+        rows=out.rows,
+        models=out.models.attributes(),
         warnings=reporter.warnings,
-        info={"stored_scores": stored},
+        info={"stored_scores": out.stored},
     )
 
 

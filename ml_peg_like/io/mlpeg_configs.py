@@ -282,7 +282,8 @@ class CategoryNames:
                 changes[cname] = {"weight": 1.0 if (title in keep or cname in keep) else 0.0}
             if changes:
                 if not any(c["weight"] for c in changes.values()):
-                    # issue 12 item 5: a preset that matches nothing is left out, not kept
+                    # a preset that keeps none of the converted categories would score
+                    # nothing: left out (with a warning), not kept
                     self.reporter.warn(
                         where,
                         f"preset {pname!r} keeps none of the categories converted: left out",

@@ -135,6 +135,94 @@ def _floats(a: np.ndarray) -> list[float | None]:
     return [None if math.isnan(x) else float(x) for x in np.asarray(a, dtype=float)]
 
 
+@dataclass
+class _Selection:
+    """The exported models (``order``: indices into ``scores.models``, in rank order) and the
+    factor the scores are multiplied by."""
+
+    scores: Scores
+    order: list[int]
+    names: list[str]
+    k: float
+
+    def __post_init__(self):
+        ranks = ranks_or_none(self.scores.overall_scores, self.scores.ranks)
+        self.rows = np.asarray(self.order, dtype=np.intp)
+        self.ids = {
+            RANK: [ranks[i] for i in self.order],
+            NAME: [self.names[i] for i in self.order],
+            KEY: [self.scores.models[i] for i in self.order],
+        }
+
+    def frame(self, cols: dict[str, Any]) -> pd.DataFrame:
+        """A sheet: the rank, name and key columns, then ``cols``."""
+        return pd.DataFrame({**self.ids, **cols}, columns=[*self.ids, *cols], dtype=object)
+
+    def scaled(self, values: np.ndarray) -> list[float | None]:
+        """Scores of the exported rows, times the scale."""
+        return _floats(values[self.rows] * self.k)
+
+    def plain(self, values: np.ndarray) -> list[float | None]:
+        """Values of the exported rows as they are (coverage, raw values)."""
+        return _floats(values[self.rows])
+
+
+def _rank_change(sel: _Selection, default_scores: Scores) -> list[Any]:
+    """Rank change of each exported model against its rank under the default scores."""
+    scores = sel.scores
+    pos = {m: i for i, m in enumerate(default_scores.models)}
+    before = np.array(
+        [default_scores.overall_scores[pos[m]] if m in pos else np.nan for m in scores.models]
+    )
+    delta, word = rank_change(before, scores.overall_scores)  # the one rank-change rule
+    return [word[i] or int(delta[i]) for i in sel.order]
+
+
+def _overall_sheet(sel: _Selection, change: list[Any] | None) -> tuple[dict[str, Any], list[str]]:
+    """(columns of the Overall sheet, its coverage columns)."""
+    scores, cats = sel.scores, list(sel.scores.plan.categories)
+    ov: dict[str, Any] = {OVERALL: sel.scaled(scores.overall_scores)}
+    cov = []
+    if scores.config.uses_skip:
+        ov[COVERAGE] = sel.plain(scores.overall_coverage)
+        cov = [COVERAGE]
+    for j, c in enumerate(cats):
+        ov[c] = sel.scaled(scores.cat_scores[:, j])
+    if change is not None:
+        ov[CHANGE] = change
+    return ov, cov
+
+
+def _categories_sheet(sel: _Selection) -> tuple[dict[str, Any], list[str]]:
+    """(columns of the Categories sheet, its coverage columns)."""
+    scores, cats = sel.scores, list(sel.scores.plan.categories)
+    skip = scores.config.uses_skip
+    cs: dict[str, Any] = {}
+    for j, c in enumerate(cats):
+        cs[c] = sel.scaled(scores.cat_scores[:, j])
+        if skip:
+            cs[f"{c} coverage"] = sel.plain(scores.cat_coverage[:, j])
+    return cs, [f"{c} coverage" for c in cats] if skip else []
+
+
+def _metrics_sheet(sel: _Selection) -> tuple[dict[str, Any], list[str], list[str]]:
+    """(columns of the Metrics sheet: each metric's raw value, with its unit, and its score;
+    the score columns; the raw columns)."""
+    scores = sel.scores
+    units = [m.unit for _c, _b, m in scores.config.iter_metrics()]
+    ms: dict[str, Any] = {}
+    mscore, mraw = [], []
+    for j, col in enumerate(scores.plan.metric_columns):
+        unit = units[j] if j < len(units) else None
+        rname = f"{col} raw" + (f" [{unit}]" if unit else "")
+        sname = f"{col} score"
+        ms[rname] = sel.plain(scores.raw_values[:, j])
+        ms[sname] = sel.scaled(scores.metric_scores[:, j])
+        mraw.append(rname)
+        mscore.append(sname)
+    return ms, mscore, mraw
+
+
 def build_report(
     scores: Scores,
     *,
@@ -160,68 +248,31 @@ def build_report(
     keep = set(models) if models is not None else None
     all_names = display_names(attributes, scores.models)
     order = [i for i in _order(scores, all_names) if keep is None or scores.models[i] in keep]
-    ranks = ranks_or_none(scores.overall_scores, scores.ranks)
-    ids = {
-        RANK: [ranks[i] for i in order],
-        NAME: [all_names[i] for i in order],
-        KEY: [scores.models[i] for i in order],
-    }
-    rows = np.asarray(order, dtype=np.intp)
-
-    def frame(cols: dict[str, Any]) -> pd.DataFrame:
-        return pd.DataFrame({**ids, **cols}, columns=[*ids, *cols], dtype=object)
-
-    cats = list(plan.categories)
-    sheets: dict[str, pd.DataFrame] = {}
-    score_cols: dict[str, list[str]] = {}
-    cov_cols: dict[str, list[str]] = {}
-    raw_cols: dict[str, list[str]] = {}
-
-    ov: dict[str, Any] = {OVERALL: _floats(scores.overall_scores[rows] * k)}
-    if cfg.uses_skip:
-        ov[COVERAGE] = _floats(scores.overall_coverage[rows])
-        cov_cols["Overall"] = [COVERAGE]
-    for j, c in enumerate(cats):
-        ov[c] = _floats(scores.cat_scores[rows, j] * k)
+    sel = _Selection(scores, order, all_names, k)
     changes = defaults.diff(cfg) if defaults is not None else None
+    change = None
     if default_scores is not None and (changes or defaults is None):
-        pos = {m: i for i, m in enumerate(default_scores.models)}
-        before = np.array(
-            [default_scores.overall_scores[pos[m]] if m in pos else np.nan for m in scores.models]
-        )
-        delta, word = rank_change(before, scores.overall_scores)  # the one rank-change rule
-        ov[CHANGE] = [word[i] or int(delta[i]) for i in order]
-    sheets["Overall"] = frame(ov)
-    score_cols["Overall"] = [OVERALL, *cats]
-
-    cs: dict[str, Any] = {}
-    for j, c in enumerate(cats):
-        cs[c] = _floats(scores.cat_scores[rows, j] * k)
-        if cfg.uses_skip:
-            cs[f"{c} coverage"] = _floats(scores.cat_coverage[rows, j])
-    sheets["Categories"] = frame(cs)
-    score_cols["Categories"] = cats
-    cov_cols["Categories"] = [f"{c} coverage" for c in cats] if cfg.uses_skip else []
-
-    bs = {b: _floats(scores.bench_scores[rows, j] * k) for j, b in enumerate(plan.benchmarks)}
-    sheets["Benchmarks"] = frame(bs)
-    score_cols["Benchmarks"] = list(plan.benchmarks)
-
-    ms: dict[str, Any] = {}
-    units = [m.unit for _c, _b, m in cfg.iter_metrics()]
-    mscore, mraw = [], []
-    for j, col in enumerate(plan.metric_columns):
-        unit = units[j] if j < len(units) else None
-        rname = f"{col} raw" + (f" [{unit}]" if unit else "")
-        sname = f"{col} score"
-        ms[rname] = _floats(scores.raw_values[rows, j])
-        ms[sname] = _floats(scores.metric_scores[rows, j] * k)
-        mraw.append(rname)
-        mscore.append(sname)
-    sheets["Metrics"] = frame(ms)
-    score_cols["Metrics"] = mscore
-    raw_cols["Metrics"] = mraw
-
+        change = _rank_change(sel, default_scores)
+    ov, ov_cov = _overall_sheet(sel, change)
+    cs, cs_cov = _categories_sheet(sel)
+    bs = {b: sel.scaled(scores.bench_scores[:, j]) for j, b in enumerate(plan.benchmarks)}
+    ms, mscore, mraw = _metrics_sheet(sel)
+    cats = list(plan.categories)
+    sheets = {
+        "Overall": sel.frame(ov),
+        "Categories": sel.frame(cs),
+        "Benchmarks": sel.frame(bs),
+        "Metrics": sel.frame(ms),
+    }
+    score_cols = {
+        "Overall": [OVERALL, *cats],
+        "Categories": cats,
+        "Benchmarks": list(plan.benchmarks),
+        "Metrics": mscore,
+    }
+    cov_cols = {"Categories": cs_cov}
+    if ov_cov:
+        cov_cols = {"Overall": ov_cov, **cov_cols}
     settings = settings_rows(
         cfg,
         source=source,
@@ -237,7 +288,7 @@ def build_report(
         sheets=sheets,
         settings=settings,
         score_columns=score_cols,
-        raw_columns=raw_cols,
+        raw_columns={"Metrics": mraw},
         coverage_columns=cov_cols,
         scale=k,
         digits=clean_digits(digits),

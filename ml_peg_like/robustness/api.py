@@ -216,51 +216,51 @@ def leave_one_out(raw: RawData, cfg: Config) -> pd.DataFrame:
     return _leave_one_out(_scores(raw, cfg), cfg)
 
 
+def _bad_int(v, low) -> bool:
+    return isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low
+
+
+def _number_ok(value, ok) -> bool:
+    """``value`` reads as a float for which ``ok`` holds."""
+    try:
+        return ok(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
 def _check_settings(
     samples, seed, concentration, threshold_jitter, jitter_scale, top_k, draws, cells, workers, blas
 ):
-    problems = []
-
-    def bad_int(v, name, low):
-        return isinstance(v, bool) or not isinstance(v, int | np.integer) or v < low
-
-    if bad_int(samples, "samples", 1):
-        problems.append(Problem("samples", f"expected an integer >= 1, got {samples!r}"))
-    if seed is not None and bad_int(seed, "seed", 0):
-        problems.append(Problem("seed", f"expected an integer >= 0, got {seed!r}"))
-    try:
-        conc = float(concentration)
-        if math.isnan(conc) or conc <= 0:
-            raise ValueError
-    except (TypeError, ValueError):
-        problems.append(
-            Problem("concentration", f"expected a number > 0 (or inf), got {concentration!r}")
-        )
-    try:
-        jit = float(threshold_jitter)
-        if not math.isfinite(jit) or jit < 0:
-            raise ValueError
-    except (TypeError, ValueError):
-        problems.append(
-            Problem("threshold_jitter", f"expected a number >= 0, got {threshold_jitter!r}")
-        )
-    if jitter_scale not in JITTER_SCALES:
-        problems.append(
-            Problem("jitter_scale", f"expected 'value' or 'span', got {jitter_scale!r}")
-        )
-    if bad_int(top_k, "top_k", 1):
-        problems.append(Problem("top_k", f"expected an integer >= 1, got {top_k!r}"))
-    if draws is not None and bad_int(draws, "threshold_draws", 1):
-        problems.append(Problem("threshold_draws", f"expected an integer >= 1, got {draws!r}"))
-    try:
-        if not float(cells) > 0:
-            raise ValueError
-    except (TypeError, ValueError):
-        problems.append(Problem("max_threshold_cells", f"expected a number > 0, got {cells!r}"))
-    if bad_int(workers, "workers", 1):
-        problems.append(Problem("workers", f"expected an integer >= 1, got {workers!r}"))
-    if blas is not None and bad_int(blas, "blas_threads", 1):
-        problems.append(Problem("blas_threads", f"expected an integer >= 1, got {blas!r}"))
+    at_least_1 = "expected an integer >= 1, got"
+    checks = (
+        ("samples", _bad_int(samples, 1), f"{at_least_1} {samples!r}"),
+        ("seed", seed is not None and _bad_int(seed, 0), f"expected an integer >= 0, got {seed!r}"),
+        (
+            "concentration",
+            not _number_ok(concentration, lambda v: not math.isnan(v) and v > 0),
+            f"expected a number > 0 (or inf), got {concentration!r}",
+        ),
+        (
+            "threshold_jitter",
+            not _number_ok(threshold_jitter, lambda v: math.isfinite(v) and v >= 0),
+            f"expected a number >= 0, got {threshold_jitter!r}",
+        ),
+        (
+            "jitter_scale",
+            jitter_scale not in JITTER_SCALES,
+            f"expected 'value' or 'span', got {jitter_scale!r}",
+        ),
+        ("top_k", _bad_int(top_k, 1), f"{at_least_1} {top_k!r}"),
+        ("threshold_draws", draws is not None and _bad_int(draws, 1), f"{at_least_1} {draws!r}"),
+        (
+            "max_threshold_cells",
+            not _number_ok(cells, lambda v: v > 0),
+            f"expected a number > 0, got {cells!r}",
+        ),
+        ("workers", _bad_int(workers, 1), f"{at_least_1} {workers!r}"),
+        ("blas_threads", blas is not None and _bad_int(blas, 1), f"{at_least_1} {blas!r}"),
+    )
+    problems = [Problem(name, message) for name, bad, message in checks if bad]
     if problems:
         raise MlPegLikeError(problems)
 
@@ -320,6 +320,79 @@ def rank_robustness(
     n_jit = eng.jit_cols.size
     use_thr = n_jit > 0
 
+    K, R, n_blocks, per_chunk = _blocking(eng, N, M, n_jit, threshold_draws, max_threshold_cells)
+    children = np.random.SeedSequence(seed).spawn(n_blocks)
+
+    valid = ~eng.omiss
+    vidx = np.flatnonzero(valid)
+    n_valid = vidx.size
+    counts = np.zeros((M, M + 1), dtype=np.int64)  # ranks 1..M (M + 1 never used)
+    base_avg = None
+    if n_valid >= 2:
+        base_avg = average_ranks(np.round(eng.scores.overall_scores[vidx], TIE_DECIMALS)[None])
+    keep = max(0, min(int(keep_samples), N))
+    model_of = np.arange(M)
+
+    run_chunk = _chunk_runner(
+        eng, children, n_blocks, per_chunk, R, N, M, use_thr, keep, vidx, n_valid, base_avg
+    )
+    starts = list(range(0, n_blocks, per_chunk))
+    rhos, kept_parts = _run_chunks(
+        run_chunk, starts, counts, model_of, M, N, workers, blas_threads, progress
+    )
+    t_mc = time.perf_counter() - t_start
+
+    # ---- summaries ----------------------------------------------------------------------------
+    acc, k_top, summary, acceptability = _rank_tables(counts, N, M, models, eng, top_k)
+    rank_now = eng.scores.ranks
+    t0 = time.perf_counter()
+    loo_df = _leave_one_out(eng.scores, cfg) if loo else pd.DataFrame(columns=LOO_COLUMNS)
+    t_loo = time.perf_counter() - t0
+
+    scalars = _scalars(
+        eng, models, valid, acc, rhos, loo_df, (M, n_valid, N, K, R, use_thr, n_jit), (t_mc, t_loo)
+    )
+    if default is not None:
+        d_ranks = _scores(raw, default).ranks
+        scalars["kendall_tau_vs_default"] = kendall_tau(rank_now, d_ranks)
+        scalars["spearman_rho_vs_default"] = spearman_rho(rank_now, d_ranks)
+    settings = {
+        "samples": N,
+        "seed": seed,
+        "top_k": k_top,
+        "concentration": concentration,
+        "threshold_jitter": jitter,
+        "jitter_scale": jitter_scale,
+        "threshold_draws_requested": threshold_draws,
+        "max_threshold_cells": float(max_threshold_cells),
+        "weight_floor": WEIGHT_FLOOR,
+        "method": (
+            "Dirichlet(concentration * w / sum(w)) * sum(w) per group at every level; every "
+            "jitterable normaliser parameter (good/bad, Weibull b/c, max_speedup, ...) moved by "
+            "U(-x, x) * scale, invalid values redrawn; blocked Monte Carlo: "
+            "threshold_draws distinct threshold draws, each shared by "
+            "samples_per_threshold_draw weight draws; quantiles: smallest rank r with "
+            "P(rank <= r) >= q"
+        ),
+    }
+    samples_out = _kept_samples(eng, kept_parts, keep, values.shape[1], use_thr)
+    return RobustnessResult(
+        models=models,
+        settings=settings,
+        scalars=scalars,
+        summary=summary,
+        acceptability=acceptability,
+        leave_one_out=loo_df,
+        samples=samples_out,
+        config=cfg,
+    )
+
+
+def _blocking(eng: BatchScorer, N: int, M: int, n_jit: int, threshold_draws, max_threshold_cells):
+    """(K threshold draws, R weight draws per block, blocks, blocks per chunk). With moved
+    parameters a block is one parameter draw shared by R weight draws; without, a block is
+    :data:`WEIGHT_BLOCK` weight draws."""
+    use_thr = n_jit > 0
     if use_thr:
         if threshold_draws is not None:
             K = min(int(threshold_draws), N)
@@ -335,17 +408,14 @@ def rank_robustness(
         R = WEIGHT_BLOCK
         n_blocks = -(-N // R)
         per_chunk = max(1, min(8, CHUNK_ELEMENTS // (M * R * 4) or 1, n_blocks))
-    children = np.random.SeedSequence(seed).spawn(n_blocks)
+    return K, R, n_blocks, per_chunk
 
-    valid = ~eng.omiss
-    vidx = np.flatnonzero(valid)
-    n_valid = vidx.size
-    counts = np.zeros((M, M + 1), dtype=np.int64)  # ranks 1..M (M + 1 never used)
-    base_avg = None
-    if n_valid >= 2:
-        base_avg = average_ranks(np.round(eng.scores.overall_scores[vidx], TIE_DECIMALS)[None])
-    keep = max(0, min(int(keep_samples), N))
-    model_of = np.arange(M)
+
+def _chunk_runner(
+    eng: BatchScorer, children, n_blocks, per_chunk, R, N, M, use_thr, keep, vidx, n_valid, base_avg
+):
+    """``run_chunk(start)``: the samples of blocks ``start .. start + per_chunk``, as (samples
+    taken, their ranks, their Spearman rho vs the current ranking, the samples kept)."""
 
     def run_chunk(start: int):
         blocks = range(start, min(n_blocks, start + per_chunk))
@@ -374,7 +444,11 @@ def rank_robustness(
                 kept["d"] = {name: D[name][np.arange(k) // R] for name in eng.jitter.moved}
         return n_take, ranks, rho, kept
 
-    starts = list(range(0, n_blocks, per_chunk))
+    return run_chunk
+
+
+def _run_chunks(run_chunk, starts, counts, model_of, M, N, workers, blas_threads, progress):
+    """Run every chunk, counting each model's ranks in ``counts``; (rhos, kept samples)."""
     n_workers = max(1, min(int(workers), len(starts)))
     rhos, kept_parts = [], []
     done = 0
@@ -391,9 +465,12 @@ def rank_robustness(
             done += n_take
             if progress is not None:
                 progress(done, N)
-    t_mc = time.perf_counter() - t_start
+    return rhos, kept_parts
 
-    # ---- summaries ----------------------------------------------------------------------------
+
+def _rank_tables(counts: np.ndarray, N: int, M: int, models, eng: BatchScorer, top_k: int):
+    """(rank acceptability, top k, summary per model, acceptability table) from the rank
+    counts of the N samples."""
     acc = counts[:, 1:] / N  # model x rank 1..M
     cum = np.cumsum(counts[:, 1:], axis=1)
 
@@ -423,15 +500,18 @@ def rank_robustness(
         index=pd.Index([models[i] for i in order], name="model"),
         columns=pd.Index(ranks_axis, name="rank"),
     )
+    return acc, k_top, summary, acceptability
 
-    t0 = time.perf_counter()
-    loo_df = _leave_one_out(eng.scores, cfg) if loo else pd.DataFrame(columns=LOO_COLUMNS)
-    t_loo = time.perf_counter() - t0
 
+def _scalars(eng: BatchScorer, models, valid, acc, rhos, loo_df, sizes, seconds) -> dict[str, Any]:
+    """The run's headline numbers (the comparison with the default config left empty)."""
+    M, n_valid, N, K, R, use_thr, n_jit = sizes
+    t_mc, t_loo = seconds
+    rank_now = eng.scores.ranks
     top_now = _top(rank_now, models, valid)
     top_idx = [models.index(m) for m in top_now]
     rho_all = np.concatenate(rhos) if rhos else np.zeros(0)
-    scalars: dict[str, Any] = {
+    return {
         "models": M,
         "models_ranked": int(n_valid),
         "samples": N,
@@ -450,32 +530,12 @@ def rank_robustness(
         "seconds_monte_carlo": round(t_mc, 4),
         "seconds_leave_one_out": round(t_loo, 4),
     }
-    if default is not None:
-        d_ranks = _scores(raw, default).ranks
-        scalars["kendall_tau_vs_default"] = kendall_tau(rank_now, d_ranks)
-        scalars["spearman_rho_vs_default"] = spearman_rho(rank_now, d_ranks)
-    settings = {
-        "samples": N,
-        "seed": seed,
-        "top_k": k_top,
-        "concentration": concentration,
-        "threshold_jitter": jitter,
-        "jitter_scale": jitter_scale,
-        "threshold_draws_requested": threshold_draws,
-        "max_threshold_cells": float(max_threshold_cells),
-        "weight_floor": WEIGHT_FLOOR,
-        "method": (
-            "Dirichlet(concentration * w / sum(w)) * sum(w) per group at every level; every "
-            "jitterable normaliser parameter (good/bad, Weibull b/c, max_speedup, ...) moved by "
-            "U(-x, x) * scale, invalid values redrawn; blocked Monte Carlo: "
-            "threshold_draws distinct threshold draws, each shared by "
-            "samples_per_threshold_draw weight draws; quantiles: smallest rank r with "
-            "P(rank <= r) >= q"
-        ),
-    }
+
+
+def _kept_samples(eng: BatchScorer, kept_parts, keep: int, P: int, use_thr: bool) -> dict[str, Any]:
+    """The first ``keep`` samples: weights at every level, moved parameters, overall scores."""
     samples_out: dict[str, Any] = {}
     if keep:
-        P = values.shape[1]
         moved = {}
         for name, mask in eng.jitter.moved.items():
             arr = np.full((keep, P), np.nan)
@@ -494,13 +554,4 @@ def rank_robustness(
             "threshold_columns": eng.jit_cols.copy(),
             "overall": np.concatenate([k["ov"] for k in kept_parts]),
         }
-    return RobustnessResult(
-        models=models,
-        settings=settings,
-        scalars=scalars,
-        summary=summary,
-        acceptability=acceptability,
-        leave_one_out=loo_df,
-        samples=samples_out,
-        config=cfg,
-    )
+    return samples_out

@@ -74,6 +74,40 @@ class _Cat:
     rows_miss: np.ndarray  # rows where the category is missing
 
 
+@dataclass
+class _Inputs:
+    """What building the categories' pieces reads: raw values, metric scores (missing = 0)
+    and their missing mask, the columns that count (``eff``) and are jittered (``jit``, their
+    index ``jpos`` in the jitter arrays), each column's normaliser group, and the kernel's
+    benchmark and category states."""
+
+    values: np.ndarray
+    S0: np.ndarray
+    miss: np.ndarray
+    eff: np.ndarray
+    jit: np.ndarray
+    jpos: np.ndarray
+    norm_of: np.ndarray
+    bstate: np.ndarray
+    cstate: np.ndarray
+
+
+@dataclass
+class _Batch:
+    """One batch of samples: weights per metric and benchmark, parameter draws ``D`` (T of
+    them, each shared by R weight draws), each metric's benchmark share (w_bench / the
+    benchmark's metric weight), its inverse weight total, and the draws normalised together."""
+
+    Wm: np.ndarray
+    Wb: np.ndarray
+    D: dict[str, np.ndarray] | None
+    T: int
+    R: int
+    ratio: np.ndarray
+    inv_wtot_b: np.ndarray
+    tb: int
+
+
 class BatchScorer:
     """Overall scores of batches of sampled settings (weights at every level, jittered
     normaliser parameters) for one config and one raw matrix; ``scores``: the current ones."""
@@ -133,95 +167,8 @@ class BatchScorer:
         for k, (_name, cols, _static, _dyn) in enumerate(plan.groups):
             norm_of[cols] = k
 
-        self.cats: list[_Cat] = []
-        for c in range(nc):
-            if not w_c[c] > 0:
-                continue
-            b0_ = int(plan.bench_starts[c])
-            b1_ = int(plan.bench_starts[c + 1]) if c + 1 < nc else nb
-            c_lo = int(plan.metric_starts[b0_]) if b0_ < nb else P
-            c_hi = int(plan.metric_starts[b1_]) if b1_ < nb else P
-            cols = np.arange(c_lo, c_hi)
-            cols = cols[eff[cols]]
-            fixed = cols[~jit[cols]]
-            S_f = np.ascontiguousarray(S0[:, fixed])
-            benches: list[_Bench] = []
-            irr_of: dict[int, int] = {}
-            for b in range(b0_, b1_):
-                if not (w_b[b] > 0 and plan.bench_skip[b]):
-                    continue
-                bj = cols[jit[cols] & (self.bench_of_col[cols] == b)]
-                bj = bj[np.argsort(norm_of[bj], kind="stable")]
-                bf = fixed[self.bench_of_col[fixed] == b]
-                gcols = np.r_[bj, bf].astype(np.intp)
-                if not gcols.size:
-                    continue
-                rows = np.flatnonzero(bstate[:, b] == PARTIAL)
-                if not rows.size:
-                    continue
-                stacked = np.zeros((2 * rows.size, gcols.size))
-                stacked[: rows.size, bj.size :] = S0[np.ix_(rows, bf)]
-                stacked[rows.size :] = ~miss[np.ix_(rows, gcols)]
-                irr_of[b] = len(benches)
-                lo = benches[-1].hi if benches else 0
-                benches.append(
-                    _Bench(b=b, rows=rows, lo=lo, hi=lo + rows.size, cols=gcols, stacked=stacked)
-                )
-            groups: list[_Group] = []
-            for k, (name, _cols, _static, _dyn) in enumerate(plan.groups):
-                kc = cols[jit[cols] & (norm_of[cols] == k)]
-                if not kc.size:
-                    continue
-                norm = get_normaliser(name)
-                pnames = tuple(sc.resolved.get(name, {}))
-                bk = self.bench_of_col[kc]
-                by_n: dict[int, list[int]] = {}
-                for b in np.unique(bk):
-                    by_n.setdefault(int((bk == b).sum()), []).append(int(b))
-                for n, blist in by_n.items():
-                    gc = np.concatenate([kc[bk == b] for b in blist]).astype(np.intp)
-                    segs, prow, pcol, at = [], [], [], 0
-                    for pos, b in enumerate(blist):
-                        if b in irr_of:
-                            r = benches[irr_of[b]].rows
-                            prow.append(r)
-                            pcol.append(np.broadcast_to(pos * n + np.arange(n), (r.size, n)))
-                            segs.append((pos, at, at + r.size, irr_of[b]))
-                            at += r.size
-                    groups.append(
-                        _Group(
-                            norm=norm,
-                            pnames=pnames,
-                            n=n,
-                            benches=np.asarray(blist),
-                            cols=gc,
-                            jidx=jpos[gc],
-                            x=np.ascontiguousarray(values[:, gc]),
-                            nan_possible=bool(miss[:, gc].any()) or not norm.trusted,
-                            pair_rows=np.concatenate(prow) if prow else np.zeros(0, np.intp),
-                            pair_cols=np.concatenate(pcol) if pcol else np.zeros((0, n), np.intp),
-                            segs=segs,
-                        )
-                    )
-            rows_irr = np.zeros(0, dtype=np.intp)
-            pres_b = np.zeros((0, b1_ - b0_))
-            if plan.cat_skip[c]:
-                rows_irr = np.flatnonzero(cstate[:, c] == PARTIAL)
-                pres_b = (~np.isnan(sc.bench_scores[rows_irr, b0_:b1_])).astype(float)
-            self.cats.append(
-                _Cat(
-                    c=c,
-                    b0=b0_,
-                    b1=b1_,
-                    groups=groups,
-                    cols_f=fixed,
-                    S_f=S_f,
-                    benches=benches,
-                    rows_irr=rows_irr,
-                    pres_b=pres_b,
-                    rows_miss=np.flatnonzero(cmiss[:, c]),
-                )
-            )
+        inputs = _Inputs(values, S0, miss, eff, jit, jpos, norm_of, bstate, cstate)
+        self.cats: list[_Cat] = [self._category(c, inputs) for c in range(nc) if w_c[c] > 0]
         self.rows_o_irr = np.zeros(0, dtype=np.intp)
         self.pres_c = np.zeros((0, nc))
         if plan.overall_skip:
@@ -229,6 +176,115 @@ class BatchScorer:
             self.pres_c = (~cmiss[self.rows_o_irr]).astype(float)
         self.rows_o_miss = np.flatnonzero(self.omiss)
         self.max_group_cols = max([g.cols.size for c in self.cats for g in c.groups] + [1])
+
+    # ---- the pieces of a category ----------------------------------------------------------
+    def _category(self, c: int, inp: _Inputs) -> _Cat:
+        """Category ``c`` (positive weight): its fixed columns, the partial benchmarks of its
+        skip benchmarks, its jittered groups and its partial / missing rows."""
+        plan, sc, P, nb = self.plan, self.scores, self.P, self.nb
+        b0_ = int(plan.bench_starts[c])
+        b1_ = int(plan.bench_starts[c + 1]) if c + 1 < self.nc else nb
+        c_lo = int(plan.metric_starts[b0_]) if b0_ < nb else P
+        c_hi = int(plan.metric_starts[b1_]) if b1_ < nb else P
+        cols = np.arange(c_lo, c_hi)
+        cols = cols[inp.eff[cols]]
+        fixed = cols[~inp.jit[cols]]
+        S_f = np.ascontiguousarray(inp.S0[:, fixed])
+        benches, irr_of = self._partial_benches(b0_, b1_, cols, fixed, inp)
+        groups = self._jittered_groups(cols, benches, irr_of, inp)
+        rows_irr = np.zeros(0, dtype=np.intp)
+        pres_b = np.zeros((0, b1_ - b0_))
+        if plan.cat_skip[c]:
+            rows_irr = np.flatnonzero(inp.cstate[:, c] == PARTIAL)
+            pres_b = (~np.isnan(sc.bench_scores[rows_irr, b0_:b1_])).astype(float)
+        return _Cat(
+            c=c,
+            b0=b0_,
+            b1=b1_,
+            groups=groups,
+            cols_f=fixed,
+            S_f=S_f,
+            benches=benches,
+            rows_irr=rows_irr,
+            pres_b=pres_b,
+            rows_miss=np.flatnonzero(np.isnan(sc.cat_scores[:, c])),
+        )
+
+    def _partial_benches(
+        self, b0_: int, b1_: int, cols: np.ndarray, fixed: np.ndarray, inp: _Inputs
+    ) -> tuple[list[_Bench], dict[int, int]]:
+        """The skip benchmarks of the category with partial rows, and each one's index in
+        that list by benchmark."""
+        plan, w_b = self.plan, self.plan.w_bench
+        jit, S0, miss = inp.jit, inp.S0, inp.miss
+        benches: list[_Bench] = []
+        irr_of: dict[int, int] = {}
+        for b in range(b0_, b1_):
+            if not (w_b[b] > 0 and plan.bench_skip[b]):
+                continue
+            bj = cols[jit[cols] & (self.bench_of_col[cols] == b)]
+            bj = bj[np.argsort(inp.norm_of[bj], kind="stable")]
+            bf = fixed[self.bench_of_col[fixed] == b]
+            gcols = np.r_[bj, bf].astype(np.intp)
+            if not gcols.size:
+                continue
+            rows = np.flatnonzero(inp.bstate[:, b] == PARTIAL)
+            if not rows.size:
+                continue
+            stacked = np.zeros((2 * rows.size, gcols.size))
+            stacked[: rows.size, bj.size :] = S0[np.ix_(rows, bf)]
+            stacked[rows.size :] = ~miss[np.ix_(rows, gcols)]
+            irr_of[b] = len(benches)
+            lo = benches[-1].hi if benches else 0
+            benches.append(
+                _Bench(b=b, rows=rows, lo=lo, hi=lo + rows.size, cols=gcols, stacked=stacked)
+            )
+        return benches, irr_of
+
+    def _jittered_groups(
+        self, cols: np.ndarray, benches: list[_Bench], irr_of: dict[int, int], inp: _Inputs
+    ) -> list[_Group]:
+        """The category's jittered columns, grouped by normaliser and by how many such
+        columns a benchmark has."""
+        groups: list[_Group] = []
+        for k, (name, _cols, _static, _dyn) in enumerate(self.plan.groups):
+            kc = cols[inp.jit[cols] & (inp.norm_of[cols] == k)]
+            if not kc.size:
+                continue
+            bk = self.bench_of_col[kc]
+            by_n: dict[int, list[int]] = {}
+            for b in np.unique(bk):
+                by_n.setdefault(int((bk == b).sum()), []).append(int(b))
+            for n, blist in by_n.items():
+                groups.append(self._group(name, kc, bk, n, blist, benches, irr_of, inp))
+        return groups
+
+    def _group(self, name, kc, bk, n, blist, benches, irr_of, inp: _Inputs) -> _Group:
+        """The jittered columns ``kc`` of normaliser ``name`` in benchmarks ``blist`` (n each),
+        with the irregular (row, benchmark) pairs of those benchmarks."""
+        norm = get_normaliser(name)
+        gc = np.concatenate([kc[bk == b] for b in blist]).astype(np.intp)
+        segs, prow, pcol, at = [], [], [], 0
+        for pos, b in enumerate(blist):
+            if b in irr_of:
+                r = benches[irr_of[b]].rows
+                prow.append(r)
+                pcol.append(np.broadcast_to(pos * n + np.arange(n), (r.size, n)))
+                segs.append((pos, at, at + r.size, irr_of[b]))
+                at += r.size
+        return _Group(
+            norm=norm,
+            pnames=tuple(self.scores.resolved.get(name, {})),
+            n=n,
+            benches=np.asarray(blist),
+            cols=gc,
+            jidx=inp.jpos[gc],
+            x=np.ascontiguousarray(inp.values[:, gc]),
+            nan_possible=bool(inp.miss[:, gc].any()) or not norm.trusted,
+            pair_rows=np.concatenate(prow) if prow else np.zeros(0, np.intp),
+            pair_cols=np.concatenate(pcol) if pcol else np.zeros((0, n), np.intp),
+            segs=segs,
+        )
 
     # ---- sampling --------------------------------------------------------------------------
     def draw_block(self, gen: np.random.Generator, R: int, parameters: bool):
@@ -262,65 +318,21 @@ class BatchScorer:
         Ns = Wm.shape[0]
         M = self.M
         T = 1 if D is None else next(iter(D.values())).shape[0]
-        R = Ns // T
-        plan = self.plan
-        wtot_b = group_sum(Wm, plan.metric_starts)
-        ratio = np.divide(Wb, wtot_b, out=np.zeros_like(Wb), where=wtot_b > 0)
-        inv_wtot_b = np.divide(1.0, wtot_b, out=np.zeros_like(wtot_b), where=wtot_b > 0)
+        wtot_b = group_sum(Wm, self.plan.metric_starts)
+        batch = _Batch(
+            Wm=Wm,
+            Wb=Wb,
+            D=D,
+            T=T,
+            R=Ns // T,
+            ratio=np.divide(Wb, wtot_b, out=np.zeros_like(Wb), where=wtot_b > 0),
+            inv_wtot_b=np.divide(1.0, wtot_b, out=np.zeros_like(wtot_b), where=wtot_b > 0),
+            tb=max(1, SUBBATCH_ELEMENTS // (M * self.max_group_cols)),  # draws normalised together
+        )
         ov = np.zeros((M, Ns))  # layout: model x sample (sample = draw * R + weight draw)
-        tb = max(1, SUBBATCH_ELEMENTS // (M * self.max_group_cols))  # draws normalised together
         with np.errstate(divide="ignore", invalid="ignore"):
             for cat in self.cats:
-                num = np.zeros((M, Ns))
-                if cat.cols_f.size:
-                    coef = Wm[:, cat.cols_f] * ratio[:, self.bench_of_col[cat.cols_f]]
-                    np.matmul(cat.S_f, coef.T, out=num)
-                # irregular (row, benchmark) pairs: jittered part of their numerators
-                jpart: list[list[np.ndarray]] = [[] for _ in cat.benches]
-                if cat.groups:
-                    numj = np.zeros((T, M, R))
-                for grp in cat.groups:
-                    wg = Wm[:, grp.cols]
-                    coef = wg * ratio[:, self.bench_of_col[grp.cols]]
-                    coef = np.ascontiguousarray(coef.reshape(T, R, -1).transpose(0, 2, 1))
-                    if grp.segs:
-                        nbk, n = grp.benches.size, grp.n
-                        wg = wg.reshape(T, R, nbk, n).transpose(0, 2, 3, 1)
-                        wg = np.ascontiguousarray(wg)  # (T, nbk, n, R)
-                        sp = np.empty((T, grp.pair_rows.size, n))
-                    for t0 in range(0, T, tb):
-                        t1 = min(T, t0 + tb)
-                        S = self._scores(grp, D, t0, t1)  # (M, tb, L)
-                        numj[t0:t1] += np.matmul(S.transpose(1, 0, 2), coef[t0:t1])
-                        if grp.segs:  # scores of the irregular pairs, while S is in cache
-                            pairs = S[grp.pair_rows[:, None], :, grp.pair_cols]  # (pairs, n, tb)
-                            sp[t0:t1] = pairs.transpose(2, 0, 1)
-                    for k, lo, hi, i in grp.segs:
-                        jpart[i].append(np.matmul(sp[:, lo:hi], wg[:, k]))  # (T, rows, R)
-                if cat.groups:
-                    num3 = num.reshape(M, T, R)
-                    num3 += numj.transpose(1, 0, 2)
-                for bn, parts in zip(cat.benches, jpart, strict=True):
-                    n = bn.rows.size
-                    both = bn.stacked @ Wm[:, bn.cols].T  # [numerator (fixed part); w present]
-                    nb = both[:n]
-                    for part in parts:
-                        nb.reshape(n, T, R)[...] += part.transpose(1, 0, 2)
-                    # true benchmark share (w_bench / present weight) minus the one assumed
-                    f = np.divide(1.0, both[n:], out=both[n:])
-                    f -= inv_wtot_b[:, bn.b]
-                    f *= Wb[:, bn.b]
-                    f *= nb
-                    num[bn.rows] += f
-                wtot_c = Wb[:, cat.b0 : cat.b1].sum(axis=1)
-                if cat.rows_irr.size:
-                    w_pc = cat.pres_b @ Wb[:, cat.b0 : cat.b1].T
-                    num_irr = num[cat.rows_irr] / w_pc
-                num /= wtot_c
-                if cat.rows_irr.size:
-                    num[cat.rows_irr] = num_irr
-                if cat.rows_miss.size:
-                    num[cat.rows_miss] = 0.0
+                num = self._category_scores(cat, batch)
                 num *= Wc[:, cat.c]
                 ov += num
             wtot_o = Wc.sum(axis=1)
@@ -333,3 +345,71 @@ class BatchScorer:
         if self.rows_o_miss.size:
             ov[self.rows_o_miss] = np.nan
         return apply_vetoes(ov.T, self.scores.vetoed)  # vetoed models stay at 0
+
+    def _category_scores(self, cat: _Cat, bt: _Batch) -> np.ndarray:
+        """(M, Ns) scores of a category: numerators over the category's weight (or, for its
+        partial rows, over the present weight), 0 where it is missing."""
+        M, Ns = self.M, bt.Wm.shape[0]
+        Wm, Wb, T, R = bt.Wm, bt.Wb, bt.T, bt.R
+        num = np.zeros((M, Ns))
+        if cat.cols_f.size:
+            coef = Wm[:, cat.cols_f] * bt.ratio[:, self.bench_of_col[cat.cols_f]]
+            np.matmul(cat.S_f, coef.T, out=num)
+        # irregular (row, benchmark) pairs: jittered part of their numerators
+        jpart: list[list[np.ndarray]] = [[] for _ in cat.benches]
+        if cat.groups:
+            numj = np.zeros((T, M, R))
+            for grp in cat.groups:
+                self._jittered_numerators(grp, bt, numj, jpart)
+            num3 = num.reshape(M, T, R)
+            num3 += numj.transpose(1, 0, 2)
+        for bn, parts in zip(cat.benches, jpart, strict=True):
+            self._partial_bench(bn, parts, bt, num)
+        wtot_c = Wb[:, cat.b0 : cat.b1].sum(axis=1)
+        if cat.rows_irr.size:
+            w_pc = cat.pres_b @ Wb[:, cat.b0 : cat.b1].T
+            num_irr = num[cat.rows_irr] / w_pc
+        num /= wtot_c
+        if cat.rows_irr.size:
+            num[cat.rows_irr] = num_irr
+        if cat.rows_miss.size:
+            num[cat.rows_miss] = 0.0
+        return num
+
+    def _jittered_numerators(self, grp: _Group, bt: _Batch, numj, jpart) -> None:
+        """Add a jittered group's part of the numerators to ``numj`` (T, M, R), and its part
+        of each irregular benchmark's numerators to ``jpart``."""
+        T, R, tb = bt.T, bt.R, bt.tb
+        wg = bt.Wm[:, grp.cols]
+        coef = wg * bt.ratio[:, self.bench_of_col[grp.cols]]
+        coef = np.ascontiguousarray(coef.reshape(T, R, -1).transpose(0, 2, 1))
+        if grp.segs:
+            nbk, n = grp.benches.size, grp.n
+            wg = wg.reshape(T, R, nbk, n).transpose(0, 2, 3, 1)
+            wg = np.ascontiguousarray(wg)  # (T, nbk, n, R)
+            sp = np.empty((T, grp.pair_rows.size, n))
+        for t0 in range(0, T, tb):
+            t1 = min(T, t0 + tb)
+            S = self._scores(grp, bt.D, t0, t1)  # (M, tb, L)
+            numj[t0:t1] += np.matmul(S.transpose(1, 0, 2), coef[t0:t1])
+            if grp.segs:  # scores of the irregular pairs, while S is in cache
+                pairs = S[grp.pair_rows[:, None], :, grp.pair_cols]  # (pairs, n, tb)
+                sp[t0:t1] = pairs.transpose(2, 0, 1)
+        for k, lo, hi, i in grp.segs:
+            jpart[i].append(np.matmul(sp[:, lo:hi], wg[:, k]))  # (T, rows, R)
+
+    def _partial_bench(self, bn: _Bench, parts, bt: _Batch, num: np.ndarray) -> None:
+        """Correct the numerators of a benchmark's partial rows: its true share (w_bench /
+        present weight) instead of the one assumed (w_bench / all its weight)."""
+        T, R = bt.T, bt.R
+        n = bn.rows.size
+        both = bn.stacked @ bt.Wm[:, bn.cols].T  # [numerator (fixed part); w present]
+        nb = both[:n]
+        for part in parts:
+            nb.reshape(n, T, R)[...] += part.transpose(1, 0, 2)
+        # true benchmark share (w_bench / present weight) minus the one assumed
+        f = np.divide(1.0, both[n:], out=both[n:])
+        f -= bt.inv_wtot_b[:, bn.b]
+        f *= bt.Wb[:, bn.b]
+        f *= nb
+        num[bn.rows] += f

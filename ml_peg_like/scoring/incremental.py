@@ -1,4 +1,4 @@
-"""Scores of an edited config derived from the scores of a close one (issue 15: an edit of one
+"""Scores of an edited config derived from the scores of a close one (an edit of one
 threshold at 10,000 x 339 or 1,000 x 1,000 need not normalise and average every metric again).
 
 :func:`rescore` handles the simple change only: the two configs have the same tree, weights,

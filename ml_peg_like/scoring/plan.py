@@ -50,6 +50,40 @@ def remember_plan(cfg: Config, plan: Plan) -> Plan:
     return cfg.__dict__.setdefault(_PLAN, plan)
 
 
+def _normaliser_groups(metrics: list[Metric]) -> list[tuple]:
+    """Per normaliser: (name, its metric columns, parameter arrays of the numbers given,
+    dynamic entries for the data-driven thresholds)."""
+    by_norm: dict[str, list[int]] = {}
+    for j, m in enumerate(metrics):
+        by_norm.setdefault(m.normaliser, []).append(j)
+    return [_normaliser_group(name, cols, metrics) for name, cols in by_norm.items()]
+
+
+def _normaliser_group(name: str, cols: list[int], metrics: list[Metric]) -> tuple:
+    norm = get_normaliser(name)
+    pnames = (["good", "bad"] if norm.uses_thresholds else []) + [p.name for p in norm.params]
+    static: dict[str, np.ndarray] = {}
+    dynamic = []
+    for pn in pnames:
+        arr = np.full(len(cols), np.nan)
+        for i, j in enumerate(cols):
+            v = metrics[j].value(pn)
+            if isinstance(v, float | int):
+                arr[i] = float(v)
+            elif v is not None:
+                dynamic.append((i, pn, v, metrics[j]))
+        static[pn] = arr
+    # optional params that are absent everywhere are not passed (fn defaults apply)
+    for p in norm.params:
+        if (
+            p.optional
+            and np.isnan(static[p.name]).all()
+            and not any(d[1] == p.name for d in dynamic)
+        ):
+            del static[p.name]
+    return (name, np.asarray(cols, dtype=np.intp), static, tuple(dynamic))
+
+
 def compile_config(cfg: Config) -> Plan:
     """The arrays of ``cfg`` (cached on the config)."""
     cached = cfg.__dict__.get(_PLAN)
@@ -71,34 +105,7 @@ def compile_config(cfg: Config) -> Plan:
                 w_metric.append(m.weight)
         w_cat.append(c.weight)
 
-    by_norm: dict[str, list[int]] = {}
-    for j, m in enumerate(metrics):
-        by_norm.setdefault(m.normaliser, []).append(j)
-    groups = []
-    for name, cols in by_norm.items():
-        norm = get_normaliser(name)
-        pnames = (["good", "bad"] if norm.uses_thresholds else []) + [p.name for p in norm.params]
-        static: dict[str, np.ndarray] = {}
-        dynamic = []
-        for pn in pnames:
-            arr = np.full(len(cols), np.nan)
-            for i, j in enumerate(cols):
-                v = metrics[j].value(pn)
-                if isinstance(v, float | int):
-                    arr[i] = float(v)
-                elif v is not None:
-                    dynamic.append((i, pn, v, metrics[j]))
-            static[pn] = arr
-        # optional params that are absent everywhere are not passed (fn defaults apply)
-        for p in norm.params:
-            if (
-                p.optional
-                and np.isnan(static[p.name]).all()
-                and not any(d[1] == p.name for d in dynamic)
-            ):
-                del static[p.name]
-        groups.append((name, np.asarray(cols, dtype=np.intp), static, tuple(dynamic)))
-
+    groups = _normaliser_groups(metrics)
     plan = Plan(
         metric_columns=tuple(cfg.metric_columns()),
         metric_paths=tuple(cfg.metric_paths()),

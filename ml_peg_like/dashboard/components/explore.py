@@ -301,7 +301,7 @@ def scatter_figure(
         for k, x, y, r in zip(keys, xs, ys, rank_txt, strict=True)
     ]
     kind = point_trace_type(len(keep))
-    # plain points: an outline (or a marker opacity) per point is a fifth of a redraw (issue 17)
+    # plain points: an outline (or a marker opacity) per point is a fifth of a redraw
     marker = dict(size=9 if len(keep) <= 200 else 6)
     traces: list[dict] = []
 

@@ -34,7 +34,7 @@ def sidebar_items(cfg: Config) -> list[list[str]]:
 def sidebar(cfg: Config) -> html.Nav:
     """ONE Dash component: the entries travel as JSON in an attribute and the browser makes
     them plain ``<button>`` elements (assets/navigation.js): a Dash component per entry (~90 at
-    ML-PEG scale) cost the first page 6-9 % of the browser's main-thread time (issue 15). A click writes
+    ML-PEG scale) cost the first page 6-9 % of the browser's main-thread time. A click writes
     the ``want`` store; the highlight follows the ``view`` store (:func:`register`)."""
     attr = {ids.ATTR_NAV_ITEMS: orjson.dumps(sidebar_items(cfg)).decode()}
     return html.Nav(className="sidebar", id=ids.SIDEBAR, **attr)

@@ -52,7 +52,7 @@ def holder(id_: str) -> html.Div:
     output (a Dash ``Patch`` applies alike), without what a Store does on each new value -- a
     deep comparison with its last value (ramda ``equals``) and a ``modified_timestamp`` echo:
     one more store notification per holder written, which runs every component's selector
-    (issue 15: 4 of an ML-PEG edit's 77 notifications)."""
+    (4 of an ML-PEG edit's 77 notifications)."""
     return html.Div(id=id_, hidden=True, **{ids.HELD: None})
 
 
@@ -74,7 +74,7 @@ def axis(theme: str = "light", **kw) -> dict:
         ticks="outside",
         tickcolor=t["line"],
         automargin=True,
-        # no check of tick labels running past the plot (a fifth of a redraw's time, issue 17;
+        # no check of tick labels running past the plot (a fifth of a redraw's time;
         # automargin makes room for them)
         ticklabeloverflow="allow",
     )

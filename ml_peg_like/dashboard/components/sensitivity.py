@@ -1,4 +1,4 @@
-"""Sensitivity in the dashboard (issue 14): beside every weight and threshold box its stability
+"""Sensitivity in the dashboard: beside every weight and threshold box its stability
 interval ("leader holds for 0 – 1.33"), dominated models marked in the grid, the thresholds'
 intervals shaded on the curve, and a "what would put this model first?" picker.
 

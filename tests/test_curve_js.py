@@ -318,7 +318,7 @@ def test_the_grid_is_pythons(page, tmp_path):
             fig = curve_figure(scores, path, xscale=xscale)
             lay = fig["layout"]["xaxis"]
             log = lay["type"] == "log"
-            lo, hi = (10 ** r for r in lay["range"]) if log else lay["range"]
+            lo, hi = (10**r for r in lay["range"]) if log else lay["range"]
             py = _grid(lo, hi, log, [m["x"] for m in inp["marks"]])
             same(py.tolist(), js, f"{path} {xscale}")
 

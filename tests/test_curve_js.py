@@ -47,17 +47,24 @@ GRID = "(input) => { const g = window.mplCurve.grid(input); return g && Array.fr
 
 
 @pytest.fixture(scope="module")
-def page():
+def chromium():
     require_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        pg = browser.new_page()
-        pg.set_content("<!doctype html><html><body></body></html>")
-        pg.add_script_tag(path=str(CURVE_JS))
-        yield pg
+        yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def page(chromium):
+    """A blank page with ``assets/curve.js`` and nothing else."""
+    pg = chromium.new_page()
+    pg.set_content("<!doctype html><html><body></body></html>")
+    pg.add_script_tag(path=str(CURVE_JS))
+    yield pg
+    pg.close()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -389,3 +396,67 @@ def test_the_benchmark_figure(page, tmp_path):
             bench_input(scores, bench, models, {}, "light"),
         )
         same(py, js, bench)
+
+
+# ------------------------------------------------------------------------------------------------
+# What Plotly draws of it: tick labels written in full
+# ------------------------------------------------------------------------------------------------
+
+DRAW = """([input, keep]) => {
+  input.evaluate = (xs) => xs.map((x) => Math.min(1, Math.max(0, Math.log10(x) / 2)));
+  const f = window.mplCurve.figure(input);
+  if (!keep) { delete f.layout.xaxis.tickformat; delete f.layout.xaxis.exponentformat; }
+  return Plotly.newPlot("g", f.data, f.layout).then(() => [f.layout.xaxis.type,
+    Array.from(document.querySelectorAll("#g .xtick text")).map((t) => t.textContent)]);
+}"""
+
+
+def _draw_input(normaliser, log_hint, raw, marks) -> dict:
+    return dict(
+        path="C/B/M",
+        name="M",
+        unit="",
+        normaliser=normaliser,
+        logHint=log_hint,
+        params={"good": marks[0], "bad": marks[1]},
+        marks=[
+            dict(label="good", x=marks[0], kind="good"),
+            dict(label="bad", x=marks[1], kind="bad"),
+        ],
+        unresolved={},
+        models=[f"m{i}" for i in range(len(raw))],
+        names={},
+        raw=raw,
+        score=[0.5] * len(raw),
+        scale=1,
+        xscale="auto",
+        digits=3,
+    )
+
+
+def test_tick_labels_keep_their_decade(chromium):
+    """On a log axis Plotly labels the ticks between decades by their first digit alone (0.02
+    and 0.2 both read "2"); on a linear one it abbreviates (20μ, 1.5M). The curve's axis
+    writes every tick in full: drawn by Plotly.js itself in the page."""
+    import plotly
+
+    plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not plotly_js.exists():
+        pytest.skip("plotly.min.js is not in the plotly package")
+    pg = chromium.new_page(viewport={"width": 900, "height": 600})
+    pg.set_content("<!doctype html><div id='g' style='width:800px;height:320px'></div>")
+    pg.add_script_tag(path=str(plotly_js))
+    pg.add_script_tag(path=str(CURVE_JS))
+    speed = _draw_input("log_speedup", True, [0.02, 0.2, 3.0, 50.0], [100.0, 1.0])
+    kind, labels = pg.evaluate(DRAW, [speed, True])
+    assert kind == "log"
+    assert {"0.02", "0.2", "2", "20"} <= set(labels)
+    _kind, before = pg.evaluate(DRAW, [speed, False])  # Plotly's own labels: decades lost
+    assert before.count("2") >= 3 and "0.02" not in before
+    small = _draw_input("linear", False, [2e-5, 5e-5, 9e-5], [1e-5, 1e-4])
+    kind, labels = pg.evaluate(DRAW, [small, True])
+    assert kind == "linear" and "0.00002" in labels and not any("μ" in t for t in labels)
+    big = _draw_input("linear", False, [2e5, 1e6, 3e6], [3e6, 2e5])
+    _kind, labels = pg.evaluate(DRAW, [big, True])
+    assert "1,000,000" in labels and not any(t.endswith("M") for t in labels)
+    pg.close()

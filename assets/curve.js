@@ -92,9 +92,32 @@
     return lower + (parts.length > 1 ? "e" + parts[1] : "");
   }
 
+  var P10 = [];
+  for (var k10 = 0; k10 <= 22; k10++) P10.push(Math.pow(10, k10)); // exact
+
+  // |v| over 10^unitExp as the integer it rounds to, when v is certainly not halfway between
+  // two multiples of 10^unitExp (then that integer is the correct rounding: one product or
+  // quotient by an exact power errs far below the margin); else NaN (the exact rule decides)
+  function roundedUnits(v, unitExp) {
+    if (unitExp < -22 || unitExp > 22) return NaN;
+    var a = Math.abs(v);
+    var t = unitExp <= 0 ? a * P10[-unitExp] : a / P10[unitExp];
+    if (!(t < 1e9)) return NaN;
+    var f = t - Math.floor(t);
+    return Math.abs(f - 0.5) > 1e-6 ? Math.round(t) : NaN;
+  }
+
+  // n units of 10^unitExp, with v's sign, as the float nearest that decimal
+  function fromUnits(n, unitExp, v) {
+    var x = unitExp <= 0 ? n / P10[-unitExp] : n * P10[unitExp];
+    return v < 0 || Object.is(v, -0) ? -x : x;
+  }
+
   // Python's round(v, nd) (the exact binary value, half to even)
   function pyRound(v, nd) {
     if (!isNum(v) || Math.abs(v) >= 1e21) return v;
+    var n = roundedUnits(v, -nd);
+    if (n === n) return fromUnits(n, -nd, v);
     var text = v.toFixed(nd);
     var longer = v.toFixed(nd + 1);
     return Number(isTie(v, longer) ? evenTie(text, longer) : text);
@@ -102,6 +125,13 @@
 
   // Python's float(f"{v:.{p}g}")
   function pySig(v, p) {
+    if (v === 0) return v;
+    var l = Math.log10(Math.abs(v));
+    if (Math.abs(l - Math.round(l)) > 1e-9) { // the exponent is certain
+      var unitExp = Math.floor(l) - p + 1;
+      var n = roundedUnits(v, unitExp);
+      if (n === n) return fromUnits(n, unitExp, v);
+    }
     var text = v.toPrecision(p);
     var longer = v.toPrecision(p + 1);
     return Number(isTie(v, longer) ? evenTie(text, longer) : text);
@@ -384,21 +414,45 @@
     return isNum(v) ? String(pySig(v, GROUP_DIGITS)) : "N";
   }
 
+  // which of the values (at `idx`) lie within 10^(2 - GROUP_DIGITS) (relative) of another of
+  // them, or are missing: only those can share a place (curve_axis._near)
+  function nearOf(v, idx, near) {
+    var finite = [];
+    idx.forEach(function (i) { if (isNum(v[i])) finite.push(v[i]); });
+    var s = Float64Array.from(finite).sort();
+    var close = new Set(), tol = Math.pow(10, 2 - GROUP_DIGITS);
+    for (var k = 1; k < s.length; k++) {
+      if (Math.abs(s[k] - s[k - 1]) <= tol * Math.max(Math.abs(s[k]), Math.abs(s[k - 1]))) {
+        close.add(s[k]);
+        close.add(s[k - 1]);
+      }
+    }
+    var out = [];
+    idx.forEach(function (i) { if (near[i] && (!isNum(v[i]) || close.has(v[i]))) out.push(i); });
+    return out;
+  }
+
   // the points drawn at one place (x and y equal to 9 significant figures): groups of indices
-  // in order of first appearance (curve_axis.point_groups)
+  // in order of first appearance (curve_axis.point_groups); a point near no other in x or in
+  // y is alone without writing its figures
   function pointGroups(xs, ys) {
+    var n = xs.length, all = [], near = new Uint8Array(n).fill(1);
+    for (var i = 0; i < n; i++) all.push(i);
+    var cand = nearOf(xs, all, near);
+    near.fill(0);
+    cand.forEach(function (j) { near[j] = 1; });
+    cand = nearOf(ys, cand, near);
+    near.fill(0);
+    cand.forEach(function (j) { near[j] = 1; });
     var byKey = new Map(), groups = [];
-    for (var i = 0; i < xs.length; i++) {
+    for (i = 0; i < n; i++) {
+      if (!near[i]) { groups.push([i]); continue; }
       var key = placeKey(xs[i]) + "|" + placeKey(ys[i]);
       var g = byKey.get(key);
       if (!g) { g = []; byKey.set(key, g); groups.push(g); }
       g.push(i);
     }
     return groups;
-  }
-
-  function pointLine(name, raw, side) {
-    return "<b>" + esc(name) + "</b>: raw " + fmtRaw(raw) + (side ? " (beyond the axis)" : "");
   }
 
   function groupText(group, lines) {
@@ -447,23 +501,49 @@
   }
 
   // the models with a value: their place, side, score, y and hover line
-  function modelPoints(input, axis) {
+  // the hover line of each model ("<b>name</b>: raw VALUE", without the pinned note), kept for
+  // the last models, names and raw values seen: an edit of a threshold moves the points, not
+  // their names and values (kept while the models and raw values are equal, element by
+  // element, and the names the same object)
+  var kept = { models: null, names: null, raw: null, heads: null };
+
+  function sameItems(a, b) {
+    if (!a || !b || a.length !== b.length) return false;
+    for (var i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+    return true;
+  }
+
+  function pointHeads(input) {
     var names = input.names || {};
+    if (kept.names === names && sameItems(kept.models, input.models) &&
+        sameItems(kept.raw, input.raw)) return kept.heads;
+    var heads = new Array(input.models.length);
+    for (var i = 0; i < input.models.length; i++) {
+      var key = input.models[i], x = input.raw[i];
+      if (x !== x) continue;
+      var name = Object.prototype.hasOwnProperty.call(names, key) ? names[key] : key;
+      heads[i] = "<b>" + esc(name) + "</b>: raw " + fmtRaw(x);
+    }
+    kept = { models: Array.from(input.models), names: names, raw: Float64Array.from(input.raw),
+             heads: heads };
+    return heads;
+  }
+
+  // the models with a value: their place, side, score, y and hover line
+  function modelPoints(input, axis) {
     var scale = input.scale;
-    var out = { px: [], sides: [], s: [], ys: [], lines: [], raw: [] };
+    var heads = pointHeads(input);
+    var out = { px: [], sides: [], s: [], ys: [], lines: [] };
     for (var i = 0; i < input.models.length; i++) {
       var x = input.raw[i];
       if (x !== x) continue; // NaN: no value
-      var key = input.models[i];
       var at = axis.place(x);
       var s = input.score[i];
       out.px.push(at[0]);
       out.sides.push(at[1]);
       out.s.push(s);
-      out.raw.push(x);
       out.ys.push(s !== s ? NaN : s * scale);
-      var name = Object.prototype.hasOwnProperty.call(names, key) ? names[key] : key;
-      out.lines.push(pointLine(name, x, at[1]));
+      out.lines.push(at[1] ? heads[i] + " (beyond the axis)" : heads[i]);
     }
     return out;
   }

@@ -332,7 +332,9 @@ def test_the_grid_is_pythons(page, tmp_path):
 
 def test_python_rounding_in_js(page):
     """Ties at the exact binary value (1/8192 at 12 decimals, 1/2048 at 7 figures) go to the
-    even digit as Python's round and format do; JavaScript's toFixed/toPrecision go up."""
+    even digit as Python's round and format do (JavaScript's toFixed/toPrecision go up); and
+    on many values (random, dyadic ties, next to powers of ten, tiny, huge) the JS roundings
+    are Python's."""
     values = [1 / 8192, 3 / 8192, 1 / 2048, 0.125, 2.675, 9.5, 0.5, 1e-300, 123456.5, -1 / 8192]
     got = page.evaluate(
         "(vs) => vs.map(v => [window.mplCurve.pyRound(v, 12), window.mplCurve.pySig(v, 7),"
@@ -342,6 +344,28 @@ def test_python_rounding_in_js(page):
     want = [[round(v, 12), float(f"{v:.7g}"), round(v, 2), float(f"{v:.1g}")] for v in values]
     assert got == want
     assert round(1 / 8192, 12) == 0.000122070312  # the tie went down (2 is even)
+    rng = np.random.default_rng(23)
+    many = [
+        *rng.random(400).tolist(),
+        *(rng.lognormal(0, 8, 400) * rng.choice([-1, 1], 400)).tolist(),
+        *[k / 2**m for m in range(1, 16) for k in range(1, 2**m, max(1, 2**m // 40))],
+        *[np.nextafter(10.0**e, d) for e in range(-12, 15) for d in (0.0, np.inf)],
+        *[10.0**e for e in range(-12, 15)],
+        -0.0,
+        5e-324,
+        1e300,
+    ]
+    many = [float(v) for v in many]  # Python's round (a numpy float rounds its own way)
+    for nd, p in ((2, 1), (9, 7), (12, 9)):
+        got = page.evaluate(
+            "([vs, nd, p]) => vs.map(v => [window.mplCurve.pyRound(v, nd),"
+            " window.mplCurve.pySig(v, p)])",
+            [many, nd, p],
+        )
+        want = [[round(v, nd), float(f"{v:.{p}g}")] for v in many]
+        assert got == want, [(v, g, w) for v, g, w in zip(many, got, want, strict=True) if g != w][
+            :5
+        ]
 
 
 # ------------------------------------------------------------------------------------------------

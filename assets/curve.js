@@ -113,12 +113,19 @@
     return v < 0 || Object.is(v, -0) ? -x : x;
   }
 
+  // can v lie exactly halfway between two multiples of 10^unitExp? Only if v is a multiple of
+  // 2^(unitExp - 1) (a multiple of 5 * 10^(unitExp - 1), odd: 5^|unitExp| divides it)
+  function maybeTie(v, unitExp) {
+    return Number.isInteger(v * Math.pow(2, unitExp < 0 ? 1 - unitExp : 1));
+  }
+
   // Python's round(v, nd) (the exact binary value, half to even)
   function pyRound(v, nd) {
     if (!isNum(v) || Math.abs(v) >= 1e21) return v;
     var n = roundedUnits(v, -nd);
     if (n === n) return fromUnits(n, -nd, v);
     var text = v.toFixed(nd);
+    if (!maybeTie(v, -nd)) return Number(text);
     var longer = v.toFixed(nd + 1);
     return Number(isTie(v, longer) ? evenTie(text, longer) : text);
   }
@@ -127,12 +134,14 @@
   function pySig(v, p) {
     if (v === 0) return v;
     var l = Math.log10(Math.abs(v));
-    if (Math.abs(l - Math.round(l)) > 1e-9) { // the exponent is certain
-      var unitExp = Math.floor(l) - p + 1;
+    var sure = Math.abs(l - Math.round(l)) > 1e-9; // the exponent is certain
+    var unitExp = Math.floor(l) - p + 1;
+    if (sure) {
       var n = roundedUnits(v, unitExp);
       if (n === n) return fromUnits(n, unitExp, v);
     }
     var text = v.toPrecision(p);
+    if (sure && !maybeTie(v, unitExp)) return Number(text);
     var longer = v.toPrecision(p + 1);
     return Number(isTie(v, longer) ? evenTie(text, longer) : text);
   }

@@ -689,11 +689,29 @@
     return (input.marks || []).filter(function (m) { return m && isNum(m.x); });
   }
 
+  // the normaliser on the grid (all NaN when a threshold is unresolved: no threshold, no
+  // curve); an `evaluate` that throws or answers another length leaves no line either, and the
+  // subtitle says so (input.curveProblem)
   function curveValues(input, grid) {
-    if (Object.keys(input.unresolved || {}).length || typeof input.evaluate !== "function") {
-      return new Float64Array(grid.length).fill(NaN);
+    var none = new Float64Array(grid.length).fill(NaN);
+    if (Object.keys(input.unresolved || {}).length) return none;
+    if (typeof input.evaluate !== "function") {
+      input.curveProblem = "no evaluate function";
+      return none;
     }
-    return Float64Array.from(input.evaluate(Float64Array.from(grid)));
+    var ys;
+    try {
+      ys = input.evaluate(Float64Array.from(grid));
+    } catch (e) {
+      input.curveProblem = "evaluate failed: " + (e && e.message ? e.message : String(e));
+      return none;
+    }
+    if (!ys || ys.length !== grid.length) {
+      input.curveProblem = "evaluate gave " + (ys ? ys.length : 0) + " values for " +
+        grid.length + " points";
+      return none;
+    }
+    return numbers(ys);
   }
 
   function lineTrace(input, axis, grid) {
@@ -721,7 +739,8 @@
 
   // the raw values at which the curve is evaluated (null: no curve to draw)
   function grid(input) {
-    if (!input || !input.path || input.perInstance) return null;
+    if (!input || !input.path || input.perInstance || problemOf(input)) return null;
+    input = prepared(input);
     var marks = marksOf(input);
     var axis = axisOf(input, marks);
     return makeGrid(axis.lo, axis.hi, axis.log, marks.map(function (m) { return m.x; }));
@@ -733,17 +752,50 @@
       font: { size: 14 } };
   }
 
+  // values as floats: a missing one (null, undefined, not a number) is NaN
+  function numbers(a) {
+    var out = new Float64Array(a.length);
+    for (var i = 0; i < a.length; i++) out[i] = typeof a[i] === "number" ? a[i] : NaN;
+    return out;
+  }
+
+  function lengthOf(a) {
+    return a && typeof a.length === "number" ? a.length : 0;
+  }
+
+  // what is wrong with the input's lists, or "" (the figure says it instead of throwing)
+  function problemOf(input) {
+    if (!Array.isArray(input.models)) return "models is not a list";
+    var n = input.models.length;
+    if (lengthOf(input.raw) !== n) return "raw has " + lengthOf(input.raw) + " values for " +
+      n + " models";
+    if (lengthOf(input.score) !== n) return "score has " + lengthOf(input.score) +
+      " values for " + n + " models";
+    return "";
+  }
+
+  // the input with its per-model values as floats and a positive scale (a copy)
+  function prepared(input) {
+    return Object.assign({}, input, {
+      raw: numbers(input.raw), score: numbers(input.score),
+      scale: isNum(input.scale) && input.scale > 0 ? input.scale : 1
+    });
+  }
+
   function figure(input) {
     var colours = CURVE_THEMES[input && input.theme] || CURVE_THEMES.light;
     if (!input || !input.path) return emptyFigure("Pick a metric", colours);
     if (input.perInstance) return null;
+    var problem = problemOf(input);
+    if (problem) return emptyFigure("Cannot draw the curve of " + input.path + ": " + problem,
+                                    colours);
+    input = prepared(input);
     var marks = marksOf(input);
     var nValues = finiteOrInf(input.raw).length;
     if (!nValues && !marks.length) return emptyFigure("No data for this metric", colours);
     var axis = axisOf(input, marks);
     var g = makeGrid(axis.lo, axis.hi, axis.log, marks.map(function (m) { return m.x; }));
-    var scale = input.scale || 1;
-    input = Object.assign({}, input, { scale: scale });
+    var scale = input.scale;
     var pts = modelPoints(input, axis);
     var data = [lineTrace(input, axis, g), pointsTrace(pts, scale, input.digits, colours)];
     var params = input.params || {};
@@ -752,6 +804,7 @@
     var pinned = pts.sides.filter(function (s) { return s !== 0; }).length;
     var unit = input.unit ? " [" + esc(input.unit) + "]" : "";
     var sub = subtitle(input, params, input.models.length - nValues, axis.log, pinned);
+    if (input.curveProblem) sub += " \u00b7 curve not drawn: " + input.curveProblem;
     return { data: data, layout: baseLayout(colours, {
       title: titleOf(input, sub, unit, colours),
       shapes: ml[0].concat(dl[0], input.band ? bands(input.band, axis.lo, axis.hi) : []),

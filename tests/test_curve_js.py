@@ -294,6 +294,49 @@ def test_unresolved_thresholds_and_empty_figures(page, tmp_path):
     assert page.evaluate("(i) => window.mplCurve.figure(i)", inp) is None
 
 
+def test_bad_input_draws_a_message(page, tmp_path):
+    """Lists of the wrong length, an evaluate that throws or answers the wrong length, null
+    for a missing value: a figure that says what is wrong (or the same figure as NaN gives),
+    never an exception."""
+    cfg, raw = small_dataset(tmp_path)
+    scores = score(raw, cfg)
+    path = "Classification/Iris/Accuracy"
+    inp = js_input(scores, path)
+    short = dict(inp, raw=inp["raw"][:-1])
+    fig = page.evaluate("(i) => window.mplCurve.figure(i)", short)
+    want = f"Cannot draw the curve of {inp['path']}: raw has 5 values for 6 models"
+    assert fig["layout"]["annotations"][0]["text"] == want
+    fig = page.evaluate("(i) => window.mplCurve.figure(i)", dict(inp, models="Ridge"))
+    assert fig["layout"]["annotations"][0]["text"].endswith("models is not a list")
+    throws = page.evaluate(
+        "(i) => { i.evaluate = () => { throw new Error('no engine'); };"
+        " return window.mplCurve.figure(i); }",
+        inp,
+    )
+    assert "curve not drawn: evaluate failed: no engine" in throws["layout"]["title"]["text"]
+    assert all(y is None for y in throws["data"][0]["y"])
+    wrong = page.evaluate(
+        "(i) => { i.evaluate = (xs) => [0.5]; return window.mplCurve.figure(i); }", inp
+    )
+    assert "evaluate gave 1 values for" in wrong["layout"]["title"]["text"]
+    # null (JSON's missing number) is a missing value, as NaN is (Model/β has no F1)
+    f1 = "Classification/Iris/F1"
+    inp = js_input(scores, f1)
+    nulls = dict(inp, raw=[None if math.isnan(v) else v for v in inp["raw"]])
+    assert None in nulls["raw"]
+    fig = page.evaluate(FIGURE, [nulls, _ys(page, scores, f1)])
+    same(curve_figure(scores, f1), fig)
+    assert "1 model without a value" in fig["layout"]["title"]["text"]
+
+
+def _ys(page, scores, path) -> list[float]:
+    """The normaliser of ``path`` on the JS grid."""
+    inp = js_input(scores, path)
+    grid = np.asarray(page.evaluate(GRID, inp), dtype=float)
+    arr = {k: np.asarray([v]) for k, v in inp["params"].items()}
+    return apply_normaliser(scores.config.node(path).norm, grid[:, None], arr)[:, 0].tolist()
+
+
 def test_the_dark_theme_changes_the_colours_only(page, tmp_path):
     cfg, raw = small_dataset(tmp_path)
     scores = score(raw, cfg)

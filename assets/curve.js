@@ -795,9 +795,14 @@
     if (!nValues && !marks.length) return emptyFigure("No data for this metric", colours);
     var axis = axisOf(input, marks);
     var g = makeGrid(axis.lo, axis.hi, axis.log, marks.map(function (m) { return m.x; }));
-    var scale = input.scale;
     var pts = modelPoints(input, axis);
-    var data = [lineTrace(input, axis, g), pointsTrace(pts, scale, input.digits, colours)];
+    var data = [lineTrace(input, axis, g), pointsTrace(pts, input.scale, input.digits, colours)];
+    return { data: data, layout: curveLayout(input, axis, marks, pts, nValues, colours) };
+  }
+
+  // the title, threshold lines and labels, default thresholds, bands and axes
+  function curveLayout(input, axis, marks, pts, nValues, colours) {
+    var scale = input.scale;
     var params = input.params || {};
     var ml = markLines(marks, axis, colours);
     var dl = defaultLines(input.defaults, params, axis, colours);
@@ -805,13 +810,13 @@
     var unit = input.unit ? " [" + esc(input.unit) + "]" : "";
     var sub = subtitle(input, params, input.models.length - nValues, axis.log, pinned);
     if (input.curveProblem) sub += " \u00b7 curve not drawn: " + input.curveProblem;
-    return { data: data, layout: baseLayout(colours, {
+    return baseLayout(colours, {
       title: titleOf(input, sub, unit, colours),
       shapes: ml[0].concat(dl[0], input.band ? bands(input.band, axis.lo, axis.hi) : []),
       annotations: ml[1].concat(dl[1]),
       xaxis: xAxisOf(axis, unit, colours),
       yaxis: curveAxis(colours, { title: { text: "score" }, range: [-0.06 * scale, 1.1 * scale] })
-    }) };
+    });
   }
 
   // ---- the benchmark figure (components/compare.py) -------------------------------------

@@ -319,6 +319,9 @@ def test_bad_input_draws_a_message(page, tmp_path):
         "(i) => { i.evaluate = (xs) => [0.5]; return window.mplCurve.figure(i); }", inp
     )
     assert "evaluate gave 1 values for" in wrong["layout"]["title"]["text"]
+    for digits in (0, 12, 4.7):  # digits outside 1..8 are clamped, a fraction truncated
+        fig = check(page, scores, path, digits=digits)
+    assert "%{y:.4r}" in fig["data"][1]["hovertemplate"]
     # null (JSON's missing number) is a missing value, as NaN is (Model/β has no F1)
     f1 = "Classification/Iris/F1"
     inp = js_input(scores, f1)

@@ -376,7 +376,9 @@ def _models_trace(
     """(the trace of the models' points, how many are pinned at the axis' edges): one point per
     place, its hover listing every model there; pinned points keep their value. The hover text
     holds what the settings do not change (names, raw values): the score is the point's y (see
-    ``_hover_scores``), so an edit resends y, not the text."""
+    ``_hover_scores``), so an edit resends y, not the text. ``digits``: as ``clean_digits``
+    makes it (the hover's format too)."""
+    digits = clean_digits(digits)
     x = scores.raw_values[:, j]
     ok = ~np.isnan(x)
     s_ok = scores.metric_scores[:, j][ok]  # once: a mask per point made the hover O(models^2)

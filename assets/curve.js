@@ -393,6 +393,16 @@
     var x = g * scale;
     if (x < 0) return [NaN, false];
     if (x === 0) return [0, true];
+    var l = Math.log10(x);
+    if (Math.abs(l - Math.round(l)) > 1e-9) { // the exponent is certain: no text to write
+      var e = Math.floor(l), unitExp = e - digits + 1;
+      var n = roundedUnits(x, unitExp);
+      if (n === n) {
+        if (n >= P10[digits]) e += 1; // rounded up to the next power of ten
+        var ok = e < digits && e >= -6;
+        return [ok ? fromUnits(n, unitExp, x) : NaN, ok];
+      }
+    }
     var text = fmtScore(g, scale, digits);
     var y = Number(text);
     var plain = text.indexOf("e") < 0 && y < Math.pow(10, digits);
@@ -904,7 +914,8 @@
     fmtRaw: fmtRaw,
     fmtScore: fmtScore,
     pyRound: pyRound,
-    pySig: pySig
+    pySig: pySig,
+    scoreY: scoreY
   };
   root.mplCurve = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;

@@ -414,6 +414,31 @@ def test_python_rounding_in_js(page):
         ]
 
 
+def test_the_hover_y_is_pythons(page):
+    """A point's y (the score as the grid writes it, when that text is plain) is Python's
+    ``figures._score_y`` on awkward values: random, on 9 decimals, dyadic ties, next to powers
+    of ten, negative, missing; at scales 1, 100, 3 and 0.001 and 1 to 8 digits."""
+    from test_dashboard_curve_scale import _awkward_values
+
+    from ml_peg_like.dashboard.figures import _score_y
+
+    values = [float(v) for v in _awkward_values()]
+    for scale in (1.0, 100.0, 3.0, 0.001):
+        for digits in (1, 2, 3, 4, 8):
+            got = page.evaluate(
+                "([vs, s, d]) => vs.map(v => window.mplCurve.scoreY(v, s, d))",
+                [values, scale, digits],
+            )
+            for v, (y, plain) in zip(values, got, strict=True):
+                want = _score_y(v, scale, digits)
+                if want is None:
+                    assert not plain and math.isnan(y), (v, scale, digits, y)
+                elif math.isnan(want):
+                    assert plain and math.isnan(y), (v, scale, digits, y)
+                else:
+                    assert plain and y == want, (v, scale, digits, y, want)
+
+
 # ------------------------------------------------------------------------------------------------
 # The benchmark figure
 # ------------------------------------------------------------------------------------------------

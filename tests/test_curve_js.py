@@ -555,3 +555,24 @@ def test_tick_labels_keep_their_decade(chromium):
     _kind, labels = pg.evaluate(DRAW, [big, True])
     assert "1,000,000" in labels and not any(t.endswith("M") for t in labels)
     pg.close()
+
+
+def test_the_module_loads_in_node_too():
+    """``module.exports`` under Node (no window): the same functions."""
+    import json
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if not node:
+        pytest.skip("node is not installed")
+    script = (
+        f"const c = require({json.dumps(str(CURVE_JS))});"
+        "console.log(JSON.stringify([Object.keys(c).sort(), c.figure(null).layout.annotations[0].text,"
+        " c.fmtRaw(0.033333), c.pyRound(1 / 8192, 12)]));"
+    )
+    out = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    keys, text, raw, tie = json.loads(out.stdout)
+    assert {"figure", "grid", "axis", "benchFigure"} <= set(keys)
+    assert (text, raw, tie) == ("Pick a metric", "0.03333", 0.000122070312)

@@ -295,3 +295,75 @@ def test_the_curve_points_are_those_of_the_straightforward_rules(tmp_path):
             assert any("20 models<br>" in t and "… and 8 more" in t for t in pts["text"])
             assert "triangle-left" in pts["marker"]["symbol"]
             assert "triangle-right" in pts["marker"]["symbol"]
+
+
+# ------------------------------------------------------------------------------------------------
+# The axis a reader can trust: linear for a linear rule, ticks in full, default thresholds
+# ------------------------------------------------------------------------------------------------
+
+
+def test_the_automatic_axis_is_linear_unless_the_rule_is_logarithmic():
+    """A linear rule stays on a linear axis however many decades its values span (its straight
+    line drawn on a log axis read as a curve); a log-hinted normaliser (speed-ups) gets a log
+    axis once its values span more than 50x; the user's choice overrides both."""
+    six_decades = [1e-3, 1e-2, 0.1, 1.0, 10.0, 1e3]
+    assert not choose_axis(six_decades, [0.01, 100.0]).log
+    assert choose_axis(six_decades, [0.01, 100.0], xscale="log").log
+    assert choose_axis(six_decades, [0.01, 100.0], log_hint=True).log
+    assert not choose_axis([1.0, 2.0, 5.0], [10.0], log_hint=True).log  # 10x: below 50x
+    assert choose_axis([1.0, 2.0, 5.0], [60.0], log_hint=True).log  # 60x
+    assert not choose_axis([1.0, 2.0, 5.0], [60.0], log_hint=True, xscale="linear").log
+    # more than a quarter of the values <= 0: no automatic log axis
+    assert not choose_axis([-1.0, 0.0, 1.0, 100.0], [1000.0], log_hint=True).log
+
+
+def test_the_curve_axis_of_the_small_board(tmp_path):
+    cfg, raw = small_dataset(tmp_path)
+    scores = score(raw, cfg)
+    # Predict time (Weibull speed-up, log-hinted): 0.001 .. 0.5 s, 500x -> log
+    fig = figures.curve_figure(scores, "Speed <b>&amp;</b> <script>x</script>/Timing/Predict time")
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    # a linear rule over values that span four decades: linear
+    values = np.tile(np.r_[1e-3, 0.05, 0.3, 1.0, 4.0, 20.0][:, None], (1, len(cfg.metric_paths())))
+    from ml_peg_like.scoring import score_values
+
+    wide = score_values(values, tuple("abcdef"), cfg)
+    fig = figures.curve_figure(wide, IRIS_ACC)
+    assert fig["layout"]["xaxis"]["type"] == "linear"
+    assert "log x" not in fig["layout"]["title"]["text"]
+
+
+def test_tick_labels_are_written_in_full(tmp_path):
+    """Plotly's log axis labels 0.02 and 0.2 both "2" unless given a tick format; its linear axis
+    abbreviates (20μ, 1.5M) unless told not to: the curve sets both."""
+    cfg, raw = small_dataset(tmp_path)
+    scores = score(raw, cfg)
+    log = figures.curve_figure(scores, IRIS_ACC, xscale="log")["layout"]["xaxis"]
+    assert log["type"] == "log" and log["tickformat"] == "~r" and log["exponentformat"] == "none"
+    lin = figures.curve_figure(scores, IRIS_ACC)["layout"]["xaxis"]
+    assert lin["type"] == "linear" and lin["exponentformat"] == "none" and "tickformat" not in lin
+
+
+def test_default_thresholds_are_drawn_faintly_where_they_differ(tmp_path):
+    cfg, raw = small_dataset(tmp_path)
+    scores = score(raw, cfg)  # Iris accuracy: good 1.0, bad 0.5
+    plain = figures.curve_figure(scores, IRIS_ACC)
+    same = figures.curve_figure(scores, IRIS_ACC, defaults={"good": 1.0, "bad": 0.5})
+    assert same == plain  # nothing moved: nothing more drawn
+    fig = figures.curve_figure(scores, IRIS_ACC, defaults={"good": 0.9, "bad": 0.5})
+    lay = fig["layout"]
+    assert len(lay["shapes"]) == len(plain["layout"]["shapes"]) + 1
+    line = lay["shapes"][-1]
+    assert (line["x0"], line["x1"], line["line"]["dash"]) == (0.9, 0.9, "dot")
+    assert line["opacity"] < 0.5 and line["line"]["color"] == "#1a7f37"
+    note = lay["annotations"][-1]
+    assert note["text"] == "default good 0.9" and note["opacity"] < 1
+    assert note["yanchor"] == "bottom"  # the current thresholds' labels stack from the top
+    both = figures.curve_figure(scores, IRIS_ACC, defaults={"good": 0.95, "bad": 0.6})
+    texts = [a["text"] for a in both["layout"]["annotations"][-2:]]
+    assert texts == ["default bad 0.6", "default good 0.95"]  # by position, one row each
+    # a default beyond the axis sits at its edge, said so
+    far = figures.curve_figure(scores, IRIS_ACC, defaults={"good": 50.0, "bad": 0.5})
+    hi = far["layout"]["xaxis"]["range"][1]
+    assert far["layout"]["shapes"][-1]["x0"] == hi
+    assert far["layout"]["annotations"][-1]["text"] == "default good 50 (off axis)"

@@ -1,9 +1,13 @@
 """The curve's x axis: linear or log, the range shown, the points pinned at its edges, and the
 models that share a point (no Dash, no Plotly: numbers in, numbers out).
 
-* **log or linear** (``xscale="auto"``): log when the positive values (models' and thresholds')
-  span more than :data:`LOG_DECADES` decades (or the normaliser asks for a log axis and they span
-  more than :data:`LOG_SPAN_HINT`), and at most a quarter of the models' values are <= 0;
+* **log or linear** (``xscale="auto"``): linear, unless the normaliser asks for a log axis
+  (``log_x``: the speed-ups, whose rule is itself logarithmic) and the positive values (models'
+  and thresholds') span more than :data:`LOG_SPAN_HINT` (a ratio), with at most a quarter of the
+  models' values <= 0. A linear rule (``linear``, ``traffic_light``) stays on a linear axis
+  however many decades its values span: its straight line drawn on a log axis reads as a
+  curve, and its thresholds' spacing is lost. ``xscale="log"`` or ``"linear"`` (the user's
+  choice) overrides it; log is refused when no value is positive;
 * **range**: the thresholds and every model value within :data:`FENCE` interquartile ranges of
   the quartiles (in the axis' own space: log10 on a log axis) plus a margin; a value beyond it
   (or <= 0 on a log axis) is *pinned* at the nearer edge and keeps its true value for the hover;
@@ -18,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-LOG_DECADES = 3.0  # "values span more than three decades"
 LOG_SPAN_HINT = 50.0  # a normaliser with log_x (speed-ups) gets a log axis from this ratio
 FENCE = 3.0  # interquartile ranges beyond the quartiles before a value is an outlier
 XSCALES = ("auto", "linear", "log")
@@ -89,7 +92,8 @@ def choose_axis(points, marks, *, xscale: str = "auto", log_hint: bool = False) 
     decades = _decades(allv)
     nonpos = int((p <= 0).sum())
     auto_log = bool(
-        (decades > LOG_DECADES or (log_hint and decades > math.log10(LOG_SPAN_HINT)))
+        log_hint
+        and decades > math.log10(LOG_SPAN_HINT)
         and nonpos * 4 <= max(p.size, 1)
         and (allv > 0).any()
     )

@@ -15,16 +15,12 @@ from ..config import Metric
 from ..normalisers import apply_normaliser
 from ..numfmt import SCORE_DIGITS, clean_digits
 from ..scoring import Scores
-from .curve_axis import choose_axis, point_groups
+from .curve_axis import Axis, choose_axis, point_groups
+from .curve_parts import bands, default_lines, mark_lines, subtitle, x_axis_parts
 from .tables import DIGITS as TABLE_DIGITS
 from .tables import fmt_raw, fmt_score, resolved_params, unresolved_thresholds
 
-GOOD = "#1a7f37"
-BAD = "#cf222e"
 CURVE = "#0969da"
-#: the colour of a curve mark's line, by :class:`~ml_peg_like.normalisers.Mark` kind (others
-#: set the axis range only)
-MARK_COLOURS = {"good": GOOD, "bad": BAD}
 CURVE_POINTS = 121
 PINNED = "#bf8700"  # the fill of a point pinned at the axis' edge
 MAX_HOVER_NAMES = 12  # a point's hover lists this many models, then "and N more"
@@ -285,36 +281,6 @@ def raw_texts_of(values: np.ndarray) -> list[str]:
     return _kept("raw", values, lambda arr: [fmt_raw(v) for v in arr.tolist()])
 
 
-#: the shaded band of a threshold's stability interval, by field
-BAND_COLOURS = {"good": "rgba(26,127,55,0.10)", "bad": "rgba(207,34,46,0.10)"}
-
-
-def _bands(band: dict[str, tuple[float, float]], lo: float, hi: float) -> list[dict]:
-    """Shaded rectangles over ``[low, high]`` of each threshold (clipped to the axis range)."""
-    out = []
-    for field, (low, high) in band.items():
-        if field not in BAND_COLOURS or not (low <= high):
-            continue
-        x0, x1 = max(low, lo), min(high, hi)
-        if x0 > x1:
-            continue
-        out.append(
-            dict(
-                type="rect",
-                x0=x0,
-                x1=x1,
-                y0=0,
-                y1=1,
-                yref="paper",
-                fillcolor=BAND_COLOURS[field],
-                line=dict(width=0),
-                layer="below",
-                name=f"{field}: leader holds",
-            )
-        )
-    return out
-
-
 #: above this many points a plot draws them with WebGL (``scattergl``): Plotly styles each SVG
 #: marker separately (10,000 curve points: a 650-950 ms task after every edit)
 GL_POINTS = 300
@@ -367,6 +333,115 @@ def _point_lines(models, names: Mapping[str, str] | None, x: np.ndarray, sides) 
     return out
 
 
+def _metric_at(scores: Scores, path: str) -> Metric | None:
+    try:
+        metric = scores.config.node(path)
+    except KeyError:
+        return None
+    return metric if isinstance(metric, Metric) else None
+
+
+def _line_trace(grid: np.ndarray, curve: np.ndarray, axis: Axis, scale: float) -> dict:
+    """The score curve: the grid's points that the line needs (:func:`_line_points`)."""
+    keep = _line_points(grid, curve, axis.log, axis.lo, axis.hi)
+    return dict(
+        type="scatter",
+        x=_sig_floats(grid[keep]),
+        y=_sig_floats(curve[keep] * scale),
+        mode="lines",
+        line=dict(color=CURVE, width=2),
+        name="score curve",
+        hoverinfo="skip",
+    )
+
+
+def _group_texts(firsts, shared, lines, gside) -> tuple[list[str], list[float]]:
+    """(hover text, marker size) of each point: a point where several models are lists them
+    (the first :data:`MAX_HOVER_NAMES`) and is drawn larger."""
+    gtext = [lines[i] for i in firsts]
+    gsize = np.where(gside != 0, 12.0, 9.0).tolist()  # as below: + min(6, 0.0)
+    for g, group in shared.items():  # models at one place: every name in its hover
+        head = f"{len(group)} models<br>"
+        names_at = [lines[i] for i in group[:MAX_HOVER_NAMES]]
+        if len(group) > MAX_HOVER_NAMES:
+            names_at.append(f"… and {len(group) - MAX_HOVER_NAMES} more")
+        gtext[g] = head + "<br>".join(names_at)
+        gsize[g] = round((12 if gside[g] else 9) + min(6, 2 * math.log2(len(group))), 2)
+    return gtext, gsize
+
+
+def _models_trace(
+    scores: Scores, j: int, axis: Axis, names, scale: float, digits: int
+) -> tuple[dict, int]:
+    """(the trace of the models' points, how many are pinned at the axis' edges): one point per
+    place, its hover listing every model there; pinned points keep their value. The hover text
+    holds what the settings do not change (names, raw values): the score is the point's y (see
+    ``_hover_scores``), so an edit resends y, not the text. ``digits``: as ``clean_digits``
+    makes it (the hover's format too)."""
+    digits = clean_digits(digits)
+    x = scores.raw_values[:, j]
+    ok = ~np.isnan(x)
+    s_ok = scores.metric_scores[:, j][ok]  # once: a mask per point made the hover O(models^2)
+    ys = np.where(np.isnan(s_ok), np.nan, s_ok * scale)
+    px_arr, sides = axis.place_all(x[ok])
+    firsts, shared = point_groups(px_arr, ys)
+    fi = firsts.tolist()
+    px_sent = _kept("x", px_arr, _floats)  # the points' x as sent (the same each edit)
+    gy, score_texts = _hover_scores(s_ok[firsts], scale, digits)
+    lines = _point_lines(scores.models, names, x, sides)  # a point's own line, kept
+    gside = sides[firsts]
+    gtext, gsize = _group_texts(fi, shared, lines, gside)
+    if score_texts:
+        gtext = [t + st for t, st in zip(gtext, score_texts, strict=True)]
+    trace = dict(
+        type=point_trace_type(len(fi)),
+        x=[px_sent[i] for i in fi],
+        y=_floats(gy),
+        mode="markers",
+        marker=dict(
+            size=gsize,
+            color=_FILLS[gside + 1].tolist(),
+            symbol=_SYMBOLS[gside + 1].tolist(),
+            line=dict(color="#1f2328", width=1.5),
+        ),
+        name="models",
+        text=gtext,
+        hoverlabel=dict(align="left"),  # the score's line under the names, not right-aligned
+        hovertemplate=(
+            "%{text}<extra></extra>"
+            if score_texts
+            else f"%{{text}}<br>score %{{y:.{digits}r}}<extra></extra>"
+        ),
+    )
+    return trace, int(np.count_nonzero(sides))
+
+
+def _curve_values(scores: Scores, j: int, metric: Metric, params, grid, unresolved) -> np.ndarray:
+    """The normaliser on the grid with the resolved parameters; all NaN when a threshold is
+    unresolved or resolved per instance (no threshold, no curve: the title says why)."""
+    per_instance = j in scores.instances and any(f not in params for f in metric.norm.editable)
+    if unresolved or per_instance:
+        return np.full(grid.shape, np.nan)
+    arr = {k: np.asarray([v]) for k, v in params.items()}
+    with np.errstate(all="ignore"):
+        return apply_normaliser(metric.norm, grid[:, None], arr)[:, 0]
+
+
+def _add_instances(data: list[dict], scores: Scores, j: int, scale: float) -> None:
+    inst_trace = _instance_points(scores, j) if j in scores.instances else None
+    if inst_trace:
+        inst_trace["y"] = _floats(np.asarray(inst_trace["y"], dtype=float) * scale)
+        inst_trace["marker"]["size"] = 5 if len(inst_trace["x"]) < 2000 else 3
+        data.insert(1, inst_trace)
+
+
+def _instance_xs(scores: Scores, j: int) -> np.ndarray:
+    if j not in scores.instances:
+        return np.zeros(0)
+    x = np.asarray(scores.instances[j].values, dtype=float)
+    return x[~np.isnan(x)]
+
+
 def curve_figure(
     scores: Scores,
     path: str,
@@ -375,171 +450,53 @@ def curve_figure(
     names: Mapping[str, str] | None = None,
     xscale: str = "auto",
     digits: int = SCORE_DIGITS,
+    defaults: Mapping[str, float] | None = None,
 ) -> dict:
     """The curve of the metric at ``path`` with its resolved parameters, the good/bad thresholds
     as vertical lines (speed-up normalisers: the parameters in the title) and a point per place
     (every model there in its hover). ``names``: ``{key: display name}``; ``xscale``: "auto",
     "linear" or "log" (see :mod:`.curve_axis`: range, pinned outliers); ``digits``: of the
     scores in the hover (the page's digits control); ``band``:
-    ``{field: (low, high)}`` stability intervals of thresholds, drawn shaded."""
+    ``{field: (low, high)}`` stability intervals of thresholds, drawn shaded; ``defaults``:
+    the default thresholds ``{"good": x, "bad": x}``, drawn faintly where they differ from the
+    current ones (:func:`.curve_parts.default_lines`)."""
+    metric = _metric_at(scores, path)
+    if metric is None:
+        return empty_figure("Pick a metric")
     cfg = scores.config
-    try:
-        metric = cfg.node(path)
-    except KeyError:
-        return empty_figure("Pick a metric")
-    if not isinstance(metric, Metric):
-        return empty_figure("Pick a metric")
-    full = cfg.full_path(path)
-    j = scores.plan.metric_paths.index(full)
-    norm = metric.norm
+    j = scores.plan.metric_paths.index(cfg.full_path(path))
     params = resolved_params(scores, j)
     x = scores.raw_values[:, j]
-    s = scores.metric_scores[:, j]
-    ok = ~np.isnan(x)
-    xs = x[ok]
-    marks = norm.curve_marks(params)
-    unresolved = unresolved_thresholds(scores, j)
-    inst_trace = _instance_points(scores, j) if j in scores.instances else None
-    inst_x = np.asarray(inst_trace["x"], dtype=float) if inst_trace else np.zeros(0)
+    xs = x[~np.isnan(x)]
+    marks = metric.norm.curve_marks(params)
+    inst_x = _instance_xs(scores, j)
     if xs.size == 0 and inst_x.size == 0 and not marks:
         return empty_figure("No data for this metric")
     axis = choose_axis(
         np.concatenate([xs, inst_x]),
         [m.x for m in marks],
         xscale=xscale,
-        log_hint=bool(norm.log_x),
+        log_hint=bool(metric.norm.log_x),
     )
-    log, lo, hi = axis.log, axis.lo, axis.hi
-    grid = _grid(lo, hi, log, [m.x for m in marks])
-    per_instance = j in scores.instances and any(f not in params for f in norm.editable)
-    if unresolved or per_instance:
-        curve = np.full(grid.shape, np.nan)  # no threshold, no curve (said in the title)
-    else:
-        arr = {k: np.asarray([v]) for k, v in params.items()}
-        with np.errstate(all="ignore"):
-            curve = apply_normaliser(norm, grid[:, None], arr)[:, 0]
+    grid = _grid(axis.lo, axis.hi, axis.log, [m.x for m in marks])
+    unresolved = unresolved_thresholds(scores, j)
+    curve = _curve_values(scores, j, metric, params, grid, unresolved)
     scale = cfg.scale
-    s_ok = s[ok]  # once: a mask per point made the hover O(models^2) (0.24 s at 10,000)
-    ys = np.where(np.isnan(s_ok), np.nan, s_ok * scale)
-    px_arr, sides = axis.place_all(xs)
-    keep = _line_points(grid, curve, log, lo, hi)
-    data = [
-        dict(
-            type="scatter",
-            x=_sig_floats(grid[keep]),
-            y=_sig_floats(curve[keep] * scale),
-            mode="lines",
-            line=dict(color=CURVE, width=2),
-            name="score curve",
-            hoverinfo="skip",
-        ),
-    ]
-    # one point per place: its hover lists every model there; pinned points keep their value.
-    # The hover text holds what the settings do not change (names, raw values): the score is
-    # the point's y (see ``_hover_scores``), so an edit resends y, not the text
-    firsts, shared = point_groups(px_arr, ys)
-    fi = firsts.tolist()
-    px_sent = _kept("x", px_arr, _floats)  # the points' x as sent (the same each edit)
-    gy, score_texts = _hover_scores(s_ok[firsts], scale, digits)
-    lines = _point_lines(scores.models, names, x, sides)  # a point's own line, kept
-    gtext = [lines[i] for i in fi]
-    gside = sides[firsts]
-    gsym = _SYMBOLS[gside + 1].tolist()
-    gsize = np.where(gside != 0, 12.0, 9.0).tolist()  # as below: + min(6, 0.0)
-    gcol = _FILLS[gside + 1].tolist()
-    for g, group in shared.items():  # models at one place: every name in its hover
-        head = f"{len(group)} models<br>"
-        names_at = [lines[i] for i in group[:MAX_HOVER_NAMES]]
-        if len(group) > MAX_HOVER_NAMES:
-            names_at.append(f"… and {len(group) - MAX_HOVER_NAMES} more")
-        gtext[g] = head + "<br>".join(names_at)
-        gsize[g] = round((12 if gside[g] else 9) + min(6, 2 * math.log2(len(group))), 2)
-    if score_texts:
-        gtext = [t + st for t, st in zip(gtext, score_texts, strict=True)]
-    data.append(
-        dict(
-            type=point_trace_type(len(fi)),
-            x=[px_sent[i] for i in fi],
-            y=_floats(gy),
-            mode="markers",
-            marker=dict(
-                size=gsize,
-                color=gcol,
-                symbol=gsym,
-                line=dict(color="#1f2328", width=1.5),
-            ),
-            name="models",
-            text=gtext,
-            hoverlabel=dict(align="left"),  # the score's line under the names, not right-aligned
-            hovertemplate=(
-                "%{text}<extra></extra>"
-                if score_texts
-                else f"%{{text}}<br>score %{{y:.{digits}r}}<extra></extra>"
-            ),
-        )
-    )
-    if inst_trace:
-        inst_trace["y"] = _floats(np.asarray(inst_trace["y"], dtype=float) * scale)
-        inst_trace["marker"]["size"] = 5 if len(inst_trace["x"]) < 2000 else 3
-        data.insert(1, inst_trace)
-    shapes: list[dict] = []
-    notes: list[dict] = []
-    lines = sorted((m for m in marks if m.kind in MARK_COLOURS), key=lambda m: m.x)
-    for row, mark in enumerate(lines):
-        color = MARK_COLOURS[mark.kind]
-        mx, side = axis.place(mark.x)
-        # stacked labels (one row each: they never overlap), anchored on the side that keeps
-        # them inside the plot
-        frac = (
-            0.5
-            if hi == lo
-            else (
-                (math.log10(mx) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
-                if log
-                else (mx - lo) / (hi - lo)
-            )
-        )
-        anchor = "right" if frac > 0.5 else "left"
-        shapes.append(
-            dict(
-                type="line",
-                x0=mx,
-                x1=mx,
-                y0=0,
-                y1=1,
-                yref="paper",
-                line=dict(color=color, width=2, dash="dot" if side else "dash"),
-            )
-        )
-        notes.append(
-            dict(
-                x=math.log10(mx) if log else mx,  # annotations on a log axis take log10
-                y=0.99 - 0.085 * row,
-                yref="paper",
-                text=f"{_text(mark.label)} {fmt_raw(mark.x)}" + (" (off axis)" if side else ""),
-                showarrow=False,
-                font=dict(color=color, size=12),
-                bgcolor="rgba(255,255,255,0.85)",
-                yanchor="top",
-                xanchor=anchor,
-                xshift=4 if anchor == "left" else -4,
-            )
-        )
-    if band:
-        shapes += _bands(band, lo, hi)
-    n_pinned = int(np.count_nonzero(sides))
+    points, n_pinned = _models_trace(scores, j, axis, names, scale, digits)
+    data = [_line_trace(grid, curve, axis, scale), points]
+    _add_instances(data, scores, j, scale)
+    shapes, notes = mark_lines(marks, axis)
+    d_shapes, d_notes = default_lines(defaults, params, axis)
+    shapes += d_shapes + (bands(band, axis.lo, axis.hi) if band else [])
     unit = f" [{_text(metric.unit)}]" if metric.unit else ""
-    ptxt = ", ".join(f"{k} = {fmt_raw(v)}" for k, v in params.items() if k not in ("good", "bad"))
-    missing = int((~ok).sum())
-    sub = f"{metric.normaliser}" + (f" ({ptxt})" if ptxt else "")
-    if missing:
-        sub += f" · {missing} model{'s' if missing > 1 else ''} without a value"
-    if log:
-        sub += " · log x"
-    if n_pinned:
-        sub += f" · {n_pinned} beyond the axis (▸ at its edge)"
-    for why in unresolved.values():
-        sub += f" · not scored: {why}"
+    sub = subtitle(
+        metric.normaliser,
+        params,
+        missing=int(x.size - xs.size),
+        log=axis.log,
+        pinned=n_pinned,
+        unresolved=unresolved,
+    )
     if j in scores.instances:
         sub += " · per instance: small dots; a model's point is its mean raw value and score"
     layout = _base_layout(
@@ -552,13 +509,8 @@ def curve_figure(
             font=dict(size=14),
         ),
         shapes=shapes,
-        annotations=notes,
-        xaxis=dict(
-            AXIS,
-            title=dict(text=f"raw value{unit}"),
-            type="log" if log else "linear",
-            range=axis.plot_range,
-        ),
+        annotations=notes + d_notes,
+        xaxis=dict(AXIS, **x_axis_parts(axis, unit)),
         yaxis=dict(AXIS, title=dict(text="score"), range=[-0.06 * scale, 1.1 * scale]),
     )
     return dict(data=data, layout=layout)

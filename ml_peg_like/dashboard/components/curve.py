@@ -62,7 +62,10 @@ def layout() -> html.Div:
                             ),
                         ],
                         className="xscale-wrap",
-                        title="auto: a log axis when the values span more than three decades",
+                        title=(
+                            "auto: linear; log for a speed-up normaliser whose values span "
+                            "more than 50x"
+                        ),
                     ),
                 ],
                 className="panel-head",

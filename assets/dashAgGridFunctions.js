@@ -43,6 +43,15 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return L() && i !== null ? L().value(i, kind, j) : null;
   };
 
+  // ranks in order, a model without one last in either direction (AG Grid reverses the
+  // comparator's answer when descending)
+  dagfuncs.rankOrder = function (a, b, nodeA, nodeB, isDescending) {
+    var na = !isNum(a);
+    var nb = !isNum(b);
+    if (na || nb) return na === nb ? 0 : (na ? 1 : -1) * (isDescending ? -1 : 1);
+    return a - b;
+  };
+
   // a rank: "—" without one, "=4" when shared (scoring's one ranking rule)
   dagfuncs.fmtRank = function (params) {
     var v = params.value;

@@ -740,6 +740,20 @@
   // Data-driven thresholds (scoring.plan.resolve_threshold) and their warnings
   // ---------------------------------------------------------------------------------------
 
+  /** The normaliser ``name`` with numeric parameters ``params`` ({good, bad, ...}) at the raw
+   * values ``xs``: a Float64Array of scores (the curve's line; Python: ``apply_normaliser``). */
+  function normalise(name, xs, params) {
+    var x = Float64Array.from(xs);
+    var out = new Float64Array(x.length);
+    var p = {};
+    Object.keys(params || {}).forEach(function (k) {
+      var v = params[k];
+      p[k] = typeof v === "number" ? v : NaN;
+    });
+    normaliseColumn(name, x, out, 0, x.length, p);
+    return out;
+  }
+
   function resolveThreshold(board, spec, j, better) {
     var n = board.n;
     var raw = board.raw;
@@ -1141,6 +1155,7 @@
     score: score,
     rankChange: rankChange,
     rankScores: rankScores,
+    normalise: normalise,
     applyChanges: applyChanges,
     decodeMatrix: decodeMatrix,
     fmtG: fmtG,

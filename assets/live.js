@@ -31,6 +31,7 @@
     tied: null,
     delta: null, // rank change against the defaults: a number, or a word ("new", "no score")
     dominated: {}, // {model key: "A, B"}: the server's dominance marks (sensitivity)
+    names: {}, // {model key: display name} of the models that have one (the grid's rows)
     failed: "", // why the engine could not start ("" when it runs)
     edits: 0, // box edits answered so far (edit.js)
   };
@@ -95,6 +96,7 @@
       return false;
     }
     live.n = live.bundle.models.length;
+    nodeIndex();
     live.res = live.base;
     live.changes = {};
     live.key = "{}";
@@ -121,19 +123,39 @@
     return [];
   };
 
+  // ---------------------------------------------------------------- the tree
+  // the metric column of a key path (-1: none)
+  live.columnOf = function (path) {
+    if (!live.boot()) return -1;
+    nodeIndex();
+    return own.call(columns, path) ? columns[path] : -1;
+  };
+
+  // a field's value now: the changes', else the defaults'
+  live.current = function (path, field) {
+    var ch = live.changes[path];
+    return ch && own.call(ch, field) ? ch[field] : live.defaultValue(path, field);
+  };
+
   // ---------------------------------------------------------------- the defaults of a box
   // {key path: node of the bundle's tree} ("" = the board itself), made once
   var nodes = null;
+  var columns = {}; // {metric key path: column}
 
   function nodeIndex() {
     if (nodes) return nodes;
     var b = live.bundle;
     nodes = { "": { kind: "root", node: b } };
+    b.metricsByIndex = [];
     (b.categories || []).forEach(function (c) {
       nodes[c.path] = { kind: "category", node: c };
       c.benchmarks.forEach(function (bm) {
         nodes[bm.path] = { kind: "benchmark", node: bm };
-        bm.metrics.forEach(function (m) { nodes[m.path] = { kind: "metric", node: m }; });
+        bm.metrics.forEach(function (m) {
+          nodes[m.path] = { kind: "metric", node: m };
+          columns[m.path] = b.metricsByIndex.length;
+          b.metricsByIndex.push(m);
+        });
       });
     });
     return nodes;
@@ -264,6 +286,9 @@
     // the rows the grid holds (the model filter) and whether ranks are among them only
     rows: function (rows, rankShown) {
       if (!live.boot()) return;
+      (rows || []).forEach(function (r) {
+        if (r[N().colName]) live.names[r[N().colModel]] = r[N().colName];
+      });
       var all = !rows || rows.length === live.n;
       var idx = all ? null : rows.map(function (r) { return r[N().rowIndex]; });
       var on = Array.isArray(rankShown) ? rankShown.length > 0 : !!rankShown;

@@ -80,6 +80,7 @@ def normaliser_decls() -> dict[str, dict[str, Any]]:
             "uses_thresholds": norm.uses_thresholds,
             "params": [_param_decl(p) for p in norm.params],
             "editable": list(norm.editable),
+            "log_x": bool(norm.log_x),
             "js": js_supports(name),
         }
     return out
@@ -89,7 +90,7 @@ def _metric(path: str, column: str, m: Metric) -> dict[str, Any]:
     fields = {
         k: _json_value(v) for k, v in metric_to_dict(m).items() if k not in _TEXT_FIELDS
     }
-    return {"name": m.name, "path": path, "column": column, "fields": fields}
+    return {"name": m.name, "path": path, "column": column, "unit": m.unit or "", "fields": fields}
 
 
 def tree(cfg: Config) -> list[dict[str, Any]]:

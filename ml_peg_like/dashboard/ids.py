@@ -340,6 +340,8 @@ def js_names(
         "scorePrefix": SCORE_PREFIX,
         "rowReasons": ROW_REASONS,
         "rowIndex": ROW_INDEX,
+        "curve": CURVE,
+        "curveGraph": curve_graph(0),
         "bundle": BUNDLE,
         "qState": "s",
         "boxPlain": "box",

@@ -286,6 +286,7 @@ def column_defs(
             "colId": ids.COL_RANK,
             "valueGetter": live_getter("rank"),
             "valueFormatter": {"function": "fmtRank(params)"},
+            "comparator": {"function": "rankOrder(valueA, valueB, nodeA, nodeB, isDescending)"},
             "headerName": "#",
             "headerTooltip": "Rank by overall score (1 = best)",
             "width": 58,

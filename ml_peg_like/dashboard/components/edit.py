@@ -52,6 +52,7 @@ from ..state import (
 from ..tables import (
     canonical_view,
     column_defs,
+    resolved_params,
     threshold_problems,
     view_node,
 )
@@ -156,6 +157,15 @@ STATES = dict(
     plot_sig=explore_view.plots.HELD,
     **curve.STATES,
 )
+
+
+def default_thresholds(cache: ScoreCache, metric: str) -> dict[str, float]:
+    """The default config's resolved parameters of ``metric`` (the curve draws them faintly
+    when an edit moved them)."""
+    plan = cache.default_scores.plan
+    if metric not in plan.metric_paths:
+        return {}
+    return resolved_params(cache.default_scores, plan.metric_paths.index(metric))
 
 
 def first_metric(cfg: Config, view: str) -> str:
@@ -469,6 +479,7 @@ def register(
                 names=cache.display,
                 xscale=xscale,
                 digits=digits,
+                defaults=default_thresholds(cache, metric),
             )
             if kw["graph"]:
                 # the graph exists: its figure (what changed of it) follows in the browser once

@@ -73,3 +73,9 @@ def register(app) -> None:
         ClientsideFunction("mplLiveSync", "dominated"),
         Input(ids.DOMINATED, "data"),
     )
+    app.clientside_callback(  # what the curve redrawn on an edit shows (livecurve.js)
+        ClientsideFunction("mplLiveCurve", "options"),
+        Input(ids.VIEW, "data"),
+        Input(ids.CURVE_XSCALE, "value"),
+        Input(ids.DIGITS, "value"),
+    )

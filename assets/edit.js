@@ -43,10 +43,9 @@
     return out;
   }
 
-  // the value a field has now: the changes', else the defaults' (the bundle's tree)
+  // the value a field has now (the changes', else the defaults')
   function current(changes, path, field) {
-    if (changes[path] && own.call(changes[path], field)) return changes[path][field];
-    return window.mplLive.defaultValue(path, field);
+    return window.mplLive.current(path, field, changes);
   }
 
   // the changes with the edits applied, fields equal to the defaults dropped
@@ -59,6 +58,7 @@
         problems.push({ where: e.path + "." + e.field, message: "empty: type a number" });
         return;
       }
+      if (sameValue(v, current(changes, e.path, e.field))) return; // as it is: no change
       var dflt = window.mplLive.defaultValue(e.path, e.field);
       out[e.path] = out[e.path] || {};
       if (sameValue(v, dflt)) delete out[e.path][e.field];

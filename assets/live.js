@@ -131,10 +131,19 @@
     return own.call(columns, path) ? columns[path] : -1;
   };
 
-  // a field's value now: the changes', else the defaults'
-  live.current = function (path, field) {
-    var ch = live.changes[path];
-    return ch && own.call(ch, field) ? ch[field] : live.defaultValue(path, field);
+  // a field's value in ``changes`` (default: the live ones): the changes', else the defaults';
+  // a category's policy that is not its own follows the board's, changed or not
+  live.current = function (path, field, changes) {
+    changes = changes || live.changes;
+    var ch = changes[path];
+    if (ch && own.call(ch, field)) return ch[field];
+    if (field === "missing" && path !== "") {
+      var entry = live.boot() ? nodeIndex()[path] : null;
+      if (entry && entry.kind === "category" && !entry.node.missing) {
+        return live.current("", "missing", changes);
+      }
+    }
+    return live.defaultValue(path, field);
   };
 
   // ---------------------------------------------------------------- the defaults of a box

@@ -83,11 +83,18 @@ def no_script_ran(page, dialogs) -> None:
     assert dialogs == []
     assert page.evaluate("() => window.__xss === undefined")
     assert page.locator("img[src='x']").count() == 0
-    # every <script> in the document is one of the page's own (served from /_dash-* or /assets)
+    # every <script> in the document is one of the page's own (served from /_dash-* or /assets);
+    # the board's names are data in the one JSON element (never run; "<" escaped in it)
     inline = page.evaluate(
-        "() => [...document.scripts].filter(s => !s.src && s.textContent.includes('__xss')).length"
+        """() => [...document.scripts].filter(s => !s.src && s.type !== 'application/json'
+                                             && s.textContent.includes('__xss')).length"""
     )
     assert inline == 0
+    data = page.evaluate(
+        "() => [...document.scripts].filter(s => s.type === 'application/json').map(s => s.id)"
+    )
+    assert sorted(data) == ["_dash-config", "mpl-bundle"]  # Dash's own, and the board
+    assert "<" not in page.evaluate("() => document.getElementById('mpl-bundle').textContent")
 
 
 def texts(page, selector: str) -> list[str]:

@@ -198,6 +198,12 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return d[N().colName] || d[N().colModel];
   };
 
+  // the model is dominated (the server's sensitivity marks, held by the live result)
+  dagfuncs.isDominated = function (params) {
+    var d = params.data;
+    return !!(d && L() && L().dominated[d[N().colModel]]);
+  };
+
   dagfuncs.modelTip = function (params) {
     var d = params.data || {};
     var key = d[N().colModel];

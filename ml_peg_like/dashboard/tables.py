@@ -325,7 +325,7 @@ def column_defs(
             # name, from CSS)
             "valueGetter": {"function": "modelName(params)"},
             "tooltipValueGetter": {"function": "modelTip(params)"},
-            "cellClassRules": {"dominated": f"params.data && !!params.data.{ids.ROW_DOMINATED}"},
+            "cellClassRules": {"dominated": {"function": "isDominated(params)"}},
         },
         _score_col(
             ids.COL_OVERALL,

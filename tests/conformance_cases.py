@@ -305,7 +305,7 @@ vetoes:
     below: -9
 """
 
-EDGE_MODELS = ["trivial", "a", "b", "c", "d", "e", "f"]
+EDGE_MODELS = ["trivial", "a", "b", "c's \"q\"", "d", "e", "f"]
 EDGE_VALUES = [
     # both  ref   neg    z1   z2   up    down  w     wr    l
     [np.inf, 4.0, 0.0, 1.0, 0.0, 0.9, 0.1, 5.0, 3.0, 2.0],
@@ -325,6 +325,8 @@ EDGE_STEPS = [
     {"Linear/Zero": {"weight": 1}, "Zero/z1": {"weight": 2}},
     {"Lights/Speed/w": {"c": "1e3", "b": 0.25}, "Speed/l": {"max_speedup": 1e6, "reference": None}},
     {"Lights/TL/up": {"normaliser": "linear"}},
+    {"Inf/ref": {"bad": {"model": "d"}}},  # bad = inf: 1 - Err / inf = 1 (seed 002)
+    {"Inf/neg": {"good": 1e308, "bad": -1e308}},  # good - bad overflows
     # refused
     {"Linear/Inf/neg": {"good": "abc", "weight": -1}},
     {"Linear": {"weight": 0}, "Lights": {"weight": 0}},

@@ -805,12 +805,42 @@
     return { resolved: resolved, unscored: unscored, warnings: warnings };
   }
 
+  /** What a column's scores depend on besides its raw values: the normaliser, the resolved
+   * parameters and whether a threshold was left unresolved (one row of ``key.vals`` each). */
+  function columnKeys(board, st, rp) {
+    var names = Object.keys(rp.resolved).sort();
+    var width = names.length + 2;
+    var vals = new Float64Array(board.m * width);
+    for (var j = 0; j < board.m; j++) {
+      var row = j * width;
+      vals[row] = board.normaliserNames.indexOf(st.metric[j].norm.name);
+      vals[row + 1] = rp.unscored[j];
+      for (var k = 0; k < names.length; k++) vals[row + 2 + k] = rp.resolved[names[k]][j];
+    }
+    return { names: names.join("\n"), width: width, vals: vals };
+  }
+
+  function sameColumn(a, b, j) {
+    for (var k = j * a.width, end = k + a.width; k < end; k++) {
+      var x = a.vals[k];
+      var y = b.vals[k];
+      if (x !== y && (x === x || y === y)) return false;
+    }
+    return true;
+  }
+
+  /** Every metric column normalised. The board keeps the last result: the columns whose
+   * normaliser and parameters are unchanged are copied, not computed again. */
   function normaliseAll(board, st, rp) {
     var n = board.n;
-    var out = new Float64Array(n * board.m);
+    var key = columnKeys(board, st, rp);
+    var last = board.lastNormalised;
+    var reuse = last && last.key.names === key.names;
+    var out = reuse ? last.scores.slice() : new Float64Array(n * board.m);
     var names = Object.keys(rp.resolved);
     var p = {};
     for (var j = 0; j < board.m; j++) {
+      if (reuse && sameColumn(key, last.key, j)) continue;
       var off = j * n;
       if (rp.unscored[j]) {
         out.fill(NaN, off, off + n);
@@ -819,6 +849,7 @@
       for (var k = 0; k < names.length; k++) p[names[k]] = rp.resolved[names[k]][j];
       normaliseColumn(st.metric[j].norm.name, board.raw, out, off, n, p);
     }
+    board.lastNormalised = { key: key, scores: out };
     return out;
   }
 
@@ -848,50 +879,65 @@
     return out || w;
   }
 
-  /** One group's weighted mean for every model; writes out/cov at column g. */
+  /** One group's weighted mean for every model; writes out/cov at column g. Under
+   * ``invalidate`` a missing child with weight > 0 makes the sum NaN (as in Python). */
   function groupMean(a, g, lo, hi) {
-    var n = a.n;
-    var num = a.num.fill(0);
-    var wp = a.wp.fill(0);
-    var miss = a.miss.fill(0);
-    var cs = a.cs.fill(0);
     var wTotal = 0;
     for (var j = lo; j < hi; j++) wTotal += a.w[j];
+    var skip = a.skip[g];
+    a.num.fill(0);
+    if (skip) a.wp.fill(0);
+    if (a.childCov && a.cov) a.cs.fill(0);
     for (j = lo; j < hi; j++) {
       var w = a.w[j];
       if (w === 0) continue;
-      var off = j * n;
-      for (var i = 0; i < n; i++) {
-        var s = a.scores[off + i];
-        if (a.childCov) {
-          var c = a.childCov[off + i] * w;
-          if (c === c) cs[i] += c;
-        }
-        if (s !== s) {
-          miss[i] = 1;
-          continue;
-        }
-        num[i] += s * w;
-        wp[i] += w;
-      }
+      var off = j * a.n;
+      if (skip) addPresent(a.num, a.wp, a.scores, off, a.n, w);
+      else addAll(a.num, a.scores, off, a.n, w);
+      if (a.childCov && a.cov) addCoverage(a.cs, a.childCov, off, a.n, w);
     }
     finishGroup(a, g, wTotal);
   }
 
+  function addAll(num, scores, off, n, w) {
+    for (var i = 0; i < n; i++) num[i] += scores[off + i] * w;
+  }
+
+  function addPresent(num, wp, scores, off, n, w) {
+    for (var i = 0; i < n; i++) {
+      var s = scores[off + i];
+      if (s === s) {
+        num[i] += s * w;
+        wp[i] += w;
+      }
+    }
+  }
+
+  function addCoverage(cs, childCov, off, n, w) {
+    for (var i = 0; i < n; i++) {
+      var c = childCov[off + i] * w;
+      if (c === c) cs[i] += c;
+    }
+  }
+
+  /** The means (and coverage: the share of the group's weight used) from the sums. */
   function finishGroup(a, g, wTotal) {
     var n = a.n;
     var off = g * n;
     var skip = a.skip[g];
+    var out = a.out;
+    var cov = a.cov;
     for (var i = 0; i < n; i++) {
       var v;
       if (wTotal === 0) v = NaN;
       else if (skip) v = a.wp[i] === 0 ? NaN : a.num[i] / a.wp[i];
-      else v = a.miss[i] ? NaN : a.num[i] / wTotal;
-      a.out[off + i] = v;
-      if (!a.cov) continue;
-      if (wTotal === 0) a.cov[off + i] = NaN;
-      else if (v !== v) a.cov[off + i] = 0;
-      else a.cov[off + i] = (a.childCov ? a.cs[i] : a.wp[i]) / wTotal;
+      else v = a.num[i] / wTotal;
+      out[off + i] = v;
+      if (!cov) continue;
+      if (wTotal === 0) cov[off + i] = NaN;
+      else if (v !== v) cov[off + i] = 0;
+      else if (a.childCov) cov[off + i] = a.cs[i] / wTotal;
+      else cov[off + i] = skip ? a.wp[i] / wTotal : 1; // every weight present
     }
   }
 
@@ -908,7 +954,6 @@
       cov: needCov ? new Float64Array(n * groups) : null,
       num: new Float64Array(n),
       wp: new Float64Array(n),
-      miss: new Uint8Array(n),
       cs: new Float64Array(n),
     };
     var e = ends(starts, w.length);
@@ -950,11 +995,14 @@
     return true;
   }
 
+  /** Why each metric score (models x metrics, column-major) is missing: NO_DATA (no raw
+   * value) or NO_THRESHOLD (a threshold could not be resolved); computed on demand. */
   function metricReasons(board, ms) {
-    var codes = new Uint8Array(ms.length);
-    for (var k = 0; k < ms.length; k++) {
-      if (ms[k] === ms[k]) continue;
-      codes[k] = board.raw[k] !== board.raw[k] ? REASON.NO_DATA : REASON.NO_THRESHOLD;
+    var raw = board.raw;
+    var size = ms.length;
+    var codes = new Uint8Array(size);
+    for (var k = 0; k < size; k++) {
+      if (ms[k] !== ms[k]) codes[k] = raw[k] !== raw[k] ? REASON.NO_DATA : REASON.NO_THRESHOLD;
     }
     return codes;
   }
@@ -1125,7 +1173,7 @@
       tied: rk.tied,
       vetoed: vet.vetoed,
       vetoReasons: vet.why,
-      reasons: { metric: metricReasons(board, ms), bench: bcodes, cat: ccodes, overall: ocodes },
+      reasons: { bench: bcodes, cat: ccodes, overall: ocodes },
       resolved: rp.resolved,
       warnings: rp.warnings.concat(vet.warnings),
       errors: [],
@@ -1141,6 +1189,7 @@
     score: score,
     rankChange: rankChange,
     rankScores: rankScores,
+    metricReasons: metricReasons,
     applyChanges: applyChanges,
     decodeMatrix: decodeMatrix,
     fmtG: fmtG,

@@ -37,6 +37,7 @@ RUN = """([bundle, steps]) => {
     for (const k of Object.keys(r.resolved)) resolved[k] = arr(r.resolved[k]);
     const reasons = {};
     for (const k of Object.keys(r.reasons)) reasons[k] = arr(r.reasons[k]);
+    reasons.metric = arr(mplEngine.metricReasons(board, r.metric));
     return { metric: arr(r.metric), bench: arr(r.bench), cat: arr(r.cat),
              overall: arr(r.overall), coverage: cov, ranks: r.ranks, tied: r.tied,
              vetoed: Array.from(r.vetoed, Boolean), reasons, resolved, warnings: r.warnings };

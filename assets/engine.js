@@ -836,11 +836,14 @@
     var key = columnKeys(board, st, rp);
     var last = board.lastNormalised;
     var reuse = last && last.key.names === key.names;
+    var changed = [];
+    for (var c = 0; c < board.m; c++) if (!reuse || !sameColumn(key, last.key, c)) changed.push(c);
+    if (reuse && changed.length === 0) return last.scores; // read-only: shared with the last result
     var out = reuse ? last.scores.slice() : new Float64Array(n * board.m);
     var names = Object.keys(rp.resolved);
     var p = {};
-    for (var j = 0; j < board.m; j++) {
-      if (reuse && sameColumn(key, last.key, j)) continue;
+    for (var t = 0; t < changed.length; t++) {
+      var j = changed[t];
       var off = j * n;
       if (rp.unscored[j]) {
         out.fill(NaN, off, off + n);
@@ -882,19 +885,22 @@
   /** One group's weighted mean for every model; writes out/cov at column g. Under
    * ``invalidate`` a missing child with weight > 0 makes the sum NaN (as in Python). */
   function groupMean(a, g, lo, hi) {
-    var wTotal = 0;
-    for (var j = lo; j < hi; j++) wTotal += a.w[j];
+    var n = a.n;
+    var wts = a.w;
+    var num = a.num.fill(0);
+    var wp = a.wp;
+    var scores = a.scores;
+    var cover = a.childCov && a.cov ? a.cs.fill(0) : null;
     var skip = a.skip[g];
-    a.num.fill(0);
-    if (skip) a.wp.fill(0);
-    if (a.childCov && a.cov) a.cs.fill(0);
+    var wTotal = 0;
+    for (var j = lo; j < hi; j++) wTotal += wts[j];
+    if (skip) wp.fill(0);
     for (j = lo; j < hi; j++) {
-      var w = a.w[j];
+      var w = wts[j];
       if (w === 0) continue;
-      var off = j * a.n;
-      if (skip) addPresent(a.num, a.wp, a.scores, off, a.n, w);
-      else addAll(a.num, a.scores, off, a.n, w);
-      if (a.childCov && a.cov) addCoverage(a.cs, a.childCov, off, a.n, w);
+      if (skip) addPresent(num, wp, scores, j * n, n, w);
+      else addAll(num, scores, j * n, n, w);
+      if (cover) addCoverage(cover, a.childCov, j * n, n, w);
     }
     finishGroup(a, g, wTotal);
   }
@@ -926,18 +932,26 @@
     var off = g * n;
     var skip = a.skip[g];
     var out = a.out;
+    var num = a.num;
+    var wp = a.wp;
+    var i;
+    if (wTotal === 0) out.fill(NaN, off, off + n);
+    else if (skip) for (i = 0; i < n; i++) out[off + i] = wp[i] === 0 ? NaN : num[i] / wp[i];
+    else for (i = 0; i < n; i++) out[off + i] = num[i] / wTotal;
+    if (a.cov) groupCoverage(a, off, wTotal, skip);
+  }
+
+  /** The share of the group's weight used (0 for a missing mean, NaN for an empty group). */
+  function groupCoverage(a, off, wTotal, skip) {
+    var n = a.n;
+    var out = a.out;
     var cov = a.cov;
+    var part = a.childCov ? a.cs : skip ? a.wp : null; // null: every weight present
     for (var i = 0; i < n; i++) {
-      var v;
-      if (wTotal === 0) v = NaN;
-      else if (skip) v = a.wp[i] === 0 ? NaN : a.num[i] / a.wp[i];
-      else v = a.num[i] / wTotal;
-      out[off + i] = v;
-      if (!cov) continue;
+      var v = out[off + i];
       if (wTotal === 0) cov[off + i] = NaN;
       else if (v !== v) cov[off + i] = 0;
-      else if (a.childCov) cov[off + i] = a.cs[i] / wTotal;
-      else cov[off + i] = skip ? a.wp[i] / wTotal : 1; // every weight present
+      else cov[off + i] = part ? part[i] / wTotal : 1;
     }
   }
 

@@ -34,22 +34,24 @@
   // Python-like texts (the messages are the Python engine's)
   // ---------------------------------------------------------------------------------------
 
+  var ESCAPES = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+  /** One character of a str's repr() (``q``: the quote in use). */
+  function reprChar(ch, q) {
+    if (ESCAPES[ch]) return ESCAPES[ch];
+    if (ch === q) return "\\" + q;
+    var code = ch.charCodeAt(0);
+    if (code < 0x20 || (code >= 0x7f && code < 0xa0)) {
+      return "\\x" + (code < 16 ? "0" : "") + code.toString(16);
+    }
+    return ch;
+  }
+
   /** Python's repr() of a str. */
   function pyStrRepr(s) {
     var q = s.indexOf("'") >= 0 && s.indexOf('"') < 0 ? '"' : "'";
     var out = q;
-    for (var k = 0; k < s.length; k++) {
-      var ch = s[k];
-      var code = s.charCodeAt(k);
-      if (ch === "\\") out += "\\\\";
-      else if (ch === q) out += "\\" + q;
-      else if (ch === "\n") out += "\\n";
-      else if (ch === "\r") out += "\\r";
-      else if (ch === "\t") out += "\\t";
-      else if (code < 0x20 || (code >= 0x7f && code < 0xa0)) {
-        out += "\\x" + (code < 16 ? "0" : "") + code.toString(16);
-      } else out += ch;
-    }
+    for (var k = 0; k < s.length; k++) out += reprChar(s[k], q);
     return out + q;
   }
 
@@ -268,6 +270,18 @@
     return a === b;
   }
 
+  /** Two numeric thresholds: they differ, and agree with ``better`` when it is given. */
+  function checkNumberPair(good, bad, better, where, problems) {
+    if (good === bad) {
+      problems.push({ where: where + ".good", message: "good and bad must differ (both " + fmtG(good) + ")" });
+    } else if (better && better !== (good < bad ? "lower" : "higher")) {
+      problems.push({
+        where: where + ".better",
+        message: "says " + better + " is better but good=" + fmtG(good) + ", bad=" + fmtG(bad),
+      });
+    }
+  }
+
   /** good/bad of a threshold normaliser (problems appended); [good, bad]. */
   function parseThresholds(raw, where, problems, norm, better) {
     var good = null;
@@ -280,14 +294,7 @@
     if (has(raw, "good")) good = parseThreshold(raw.good, where + ".good", problems, true);
     if (has(raw, "bad")) bad = parseThreshold(raw.bad, where + ".bad", problems, true);
     if (typeof good === "number" && typeof bad === "number") {
-      if (good === bad) {
-        problems.push({ where: where + ".good", message: "good and bad must differ (both " + fmtG(good) + ")" });
-      } else if (better && better !== (good < bad ? "lower" : "higher")) {
-        problems.push({
-          where: where + ".better",
-          message: "says " + better + " is better but good=" + fmtG(good) + ", bad=" + fmtG(bad),
-        });
-      }
+      checkNumberPair(good, bad, better, where, problems);
     }
     var data = DATA_THRESHOLDS.indexOf(good) >= 0 || DATA_THRESHOLDS.indexOf(bad) >= 0;
     if (data && better === null) {
@@ -665,15 +672,17 @@
   function linearExtended(x, good, bad) {
     if (x !== x || good !== good || bad !== bad) return NaN;
     if (good === bad) return x === good ? 1 : 0;
-    var lower = good < bad;
-    var u = lower ? -x : x;
-    var g = lower ? -good : good;
-    var b = lower ? -bad : bad;
+    return good < bad ? linearHigher(-x, -good, -bad) : linearHigher(x, good, bad);
+  }
+
+  /** linearExtended oriented so that higher is better (g > b): at or beyond g 1, at or beyond
+   * b 0; strictly between, (u - b) / (g - b), whose limit is 1 when only b is infinite, 0 when
+   * only g is, 1/2 when both are (halves: g - b of two finite values may overflow). */
+  function linearHigher(u, g, b) {
     if (u >= g) return 1;
     if (u <= b) return 0;
     var gInf = !isFinite(g);
-    var bInf = !isFinite(b);
-    if (bInf) return gInf ? 0.5 : 1;
+    if (!isFinite(b)) return gInf ? 0.5 : 1;
     if (gInf) return 0;
     return (0.5 * u - 0.5 * b) / (0.5 * g - 0.5 * b);
   }

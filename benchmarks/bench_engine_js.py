@@ -80,8 +80,6 @@ def values_for(cfg: mpl.Config, n_models: int, seed: int = 0) -> np.ndarray:
 
 
 def an_edit(cfg: mpl.Config) -> dict:
-    for _c, _b, m in cfg.iter_metrics():
-        pass
     path = cfg.metric_paths()[0]
     m = cfg.node(path)
     if isinstance(m.good, float) and isinstance(m.bad, float):
@@ -108,11 +106,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     mlpeg = mlpeg_tree(Path(args.anchors))
     scales = [
-        ("ML-PEG 30 x %d" % len(mlpeg.metric_paths()), mlpeg, 30),
+        (f"ML-PEG 30 x {len(mlpeg.metric_paths())}", mlpeg, 30),
         ("1,000 x 1,000", mixed_config(1000, 100, 10), 1000),
-        ("10,000 x %d" % len(mlpeg.metric_paths()), mlpeg, 10_000),
+        (f"10,000 x {len(mlpeg.metric_paths())}", mlpeg, 10_000),
     ]
-    print(f"{'scale':<22}{'JS prepare':>12}{'JS score':>11}{'JS edit':>10}{'Python':>10}{'Py/JS':>8}")
+    print(
+        f"{'scale':<22}{'JS prepare':>12}{'JS score':>11}{'JS edit':>10}{'Python':>10}{'Py/JS':>8}"
+    )
     with chromium() as browser:
         page = browser.new_page()
         page.set_content("<!doctype html><html><body></body></html>")

@@ -86,9 +86,7 @@ def normaliser_decls() -> dict[str, dict[str, Any]]:
 
 
 def _metric(path: str, column: str, m: Metric) -> dict[str, Any]:
-    fields = {
-        k: _json_value(v) for k, v in metric_to_dict(m).items() if k not in _TEXT_FIELDS
-    }
+    fields = {k: _json_value(v) for k, v in metric_to_dict(m).items() if k not in _TEXT_FIELDS}
     return {"name": m.name, "path": path, "column": column, "fields": fields}
 
 

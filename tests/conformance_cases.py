@@ -206,7 +206,10 @@ def random_config(rng, models: list[str]) -> dict[str, Any]:
                 "weight": float(rng.choice([0.0, 1.0, 1.0, 2.0])),
                 "metrics": metrics,
             }
-        cat: dict[str, Any] = {"weight": float(rng.choice([0.0, 1.0, 1.0, 3.0])), "benchmarks": benches}
+        cat: dict[str, Any] = {
+            "weight": float(rng.choice([0.0, 1.0, 1.0, 3.0])),
+            "benchmarks": benches,
+        }
         if rng.integers(0, 2):
             cat["missing"] = str(rng.choice(["skip", "invalidate"]))
         cats[f"C{c}"] = cat
@@ -305,7 +308,7 @@ vetoes:
     below: -9
 """
 
-EDGE_MODELS = ["trivial", "a", "b", "c's \"q\"", "d", "e", "f"]
+EDGE_MODELS = ["trivial", "a", "b", 'c\'s "q"', "d", "e", "f"]
 EDGE_VALUES = [
     # both  ref   neg    z1   z2   up    down  w     wr    l
     [np.inf, 4.0, 0.0, 1.0, 0.0, 0.9, 0.1, 5.0, 3.0, 2.0],
@@ -352,13 +355,12 @@ def seed_cases() -> list[dict[str, Any]]:
     board of the dashboard tests with every normaliser, the vetoes' example)."""
     import io
 
-    from browser_utils import SMALL_CONFIG, write_small_dataset  # noqa: F401
+    from browser_utils import COLUMNS, MODELS, SMALL_CONFIG, VALUES
+    from helpers_engine import raw_csv
     from test_scoring import ROWS, cfg_with
     from test_seed_examples import lips_config, lips_raw
     from test_vetoes import CONFIG as VETO_CONFIG
     from test_vetoes import RAW as VETO_RAW
-
-    from helpers_engine import raw_csv
 
     out = []
     cfg = lips_config()
@@ -384,11 +386,14 @@ def seed_cases() -> list[dict[str, Any]]:
     )
     hand = cfg_with()
     out.append(
-        case("hand tree", hand, raw_csv(hand, ROWS), [{}, {"": {"missing": "skip"}}, {"A": {"weight": 0}}])
+        case(
+            "hand tree",
+            hand,
+            raw_csv(hand, ROWS),
+            [{}, {"": {"missing": "skip"}}, {"A": {"weight": 0}}],
+        )
     )
     small = mpl.loads_config(SMALL_CONFIG)
-    from browser_utils import COLUMNS, MODELS, VALUES
-
     vals = np.array([[np.nan if v is None else v for v in VALUES[m]] for m in MODELS], dtype=float)
     assert [tuple(x) for x in small.metric_ids()] == COLUMNS
     out.append(
@@ -429,14 +434,27 @@ def converted_cases(anchors: Path, tmp: Path) -> list[dict[str, Any]]:
     out = []
     mlpeg = tmp / "mlpeg"
     args = ["ml-peg", str(anchors / "ml-peg" / "tables"), "--out", str(mlpeg)]
-    app, analysis = anchors / "ml-peg" / "configs" / "app", anchors / "ml-peg" / "configs" / "analysis"
+    app, analysis = (
+        anchors / "ml-peg" / "configs" / "app",
+        anchors / "ml-peg" / "configs" / "analysis",
+    )
     if app.is_dir() and analysis.is_dir():
         args += ["--app-config", str(app), "--thresholds", str(analysis)]
     if convert_main(args) == 0:
         cfg, raw = mpl.load_dataset(mlpeg)
         out.append(case("ML-PEG", cfg, raw, [{}, {"": {"missing": "skip"}}, *cfg.presets.values()]))
     mbd = tmp / "mbd"
-    if convert_main(["matbench-discovery", str(anchors / "matbench-discovery" / "models"), "--out", str(mbd)]) == 0:
+    if (
+        convert_main(
+            [
+                "matbench-discovery",
+                str(anchors / "matbench-discovery" / "models"),
+                "--out",
+                str(mbd),
+            ]
+        )
+        == 0
+    ):
         cfg, raw = mpl.load_dataset(mbd)
         out.append(case("Matbench Discovery", cfg, raw, [{}, {"": {"missing": "skip"}}]))
     return out

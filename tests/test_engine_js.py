@@ -13,11 +13,10 @@ import math
 import os
 from pathlib import Path
 
+import conformance_cases as cc
 import numpy as np
 import pytest
 from browser_utils import chromium, require_browser
-
-import conformance_cases as cc
 
 pytestmark = pytest.mark.browser
 

@@ -551,6 +551,15 @@
     });
   }
 
+  /** ``from``'s own fields onto ``into`` as plain data (a key such as "__proto__" is a field
+   * like any other: it is reported as unknown, never taken as the object's prototype). */
+  function copyFields(into, from) {
+    Object.keys(from).forEach(function (k) {
+      Object.defineProperty(into, k, { value: from[k], enumerable: true, writable: true, configurable: true });
+    });
+    return into;
+  }
+
   /** Changes grouped by full key path, in the order the paths first appear. */
   function mergeChanges(board, changes, st, problems) {
     var merged = new Map();
@@ -571,7 +580,7 @@
       }
       var key = node.kind + ":" + node.i;
       if (!merged.has(key)) merged.set(key, { node: node, fields: {} });
-      Object.assign(merged.get(key).fields, fields);
+      copyFields(merged.get(key).fields, fields);
     });
     return merged;
   }
@@ -651,7 +660,7 @@
         return;
       }
       var m = board.metrics[node.i];
-      var raw = Object.assign({}, m.fields, entry.fields);
+      var raw = copyFields(copyFields({}, m.fields), entry.fields);
       st.metric[node.i] = parseMetric(board, raw, m.path, problems);
     });
     if (problems.length) return { errors: problems };

@@ -248,12 +248,15 @@ def _random_change(rng, cfg: mpl.Config, models: list[str]) -> dict[str, Any]:
     if pick == 6:
         b = str(rng.choice(cfg.benchmark_names()))
         return {b: {"weight": 0}}
+    if pick == 7 and rng.integers(0, 2):  # refused: each problem named
+        bad = [{"weight": -2.5}, {"good": "x"}, {"weight": None}, {"b": 0}, {"better": "up"}]
+        return {p: bad[int(rng.integers(0, len(bad)))], "ghost/path": {"weight": 1}}
     if m.norm.uses_thresholds:
         return {p: {"good": round(float(rng.uniform(-3, 3)), 1), "bad": 7.5}}
     return {p: {"weight": 1.5}}
 
 
-def random_cases(seed: int = 20241126, n: int = 12) -> list[dict[str, Any]]:
+def random_cases(seed: int = 20241126, n: int = 30) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
     out = []
     for k in range(n):
@@ -342,6 +345,8 @@ EDGE_STEPS = [
     {"Inf/neg": {"bad": {"model": "  "}}, "Inf/ref": {"good": None}},
     {"Inf/neg": {"weight": "inf"}, "Speed/wr": {"reference": "worst"}},
     {"Speed/w": {"c": [1, 2]}, "Inf/both": {"bad": {"model": "a", "x": 1}}},
+    {"Inf/neg": {"__proto__": {"weight": 0}, "good": " 1_5 "}, "Inf": "heavy"},
+    ["not", "a", "mapping"],
 ]
 
 

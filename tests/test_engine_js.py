@@ -24,8 +24,9 @@ ENGINE_JS = Path(__file__).resolve().parents[1] / "assets" / "engine.js"
 RTOL = 1e-12
 
 #: scores a case's steps in the page; typed arrays come back as plain arrays
-RUN = """([bundle, steps]) => {
+RUN = """([bundle, stepsJson]) => {
   const board = mplEngine.prepare(bundle);
+  const steps = JSON.parse(stepsJson);  // as the page reads changes (own keys, "__proto__" too)
   const arr = (a) => (a ? Array.from(a) : a);
   return steps.map((changes) => {
     const r = mplEngine.score(board, changes);
@@ -97,7 +98,7 @@ def run_cases(page, cases) -> int:
     steps = 0
     for case in cases:
         json.dumps(case["bundle"], allow_nan=False)  # plain JSON: no NaN/inf literal
-        changes = [s["changes"] for s in case["steps"]]
+        changes = json.dumps([s["changes"] for s in case["steps"]], allow_nan=False)
         results = page.evaluate(RUN, [case["bundle"], changes])
         for k, (step, got) in enumerate(zip(case["steps"], results, strict=True)):
             check_step(f"{case['name']} step {k} {step['changes']}", got, step["expected"])

@@ -847,16 +847,27 @@
     return true;
   }
 
-  /** Every metric column normalised. The board keeps the last result: the columns whose
-   * normaliser and parameters are unchanged are copied, not computed again. */
+  /** Every metric column normalised: {scores, dirty (1 for each column computed again), base
+   * (the last matrix, which ``dirty`` is relative to; null the first time)}. The
+   * board keeps the last result: the columns whose normaliser and parameters are unchanged
+   * are copied, not computed again. */
   function normaliseAll(board, st, rp) {
     var n = board.n;
     var key = columnKeys(board, st, rp);
     var last = board.lastNormalised;
     var reuse = last && last.key.names === key.names;
     var changed = [];
-    for (var c = 0; c < board.m; c++) if (!reuse || !sameColumn(key, last.key, c)) changed.push(c);
-    if (reuse && changed.length === 0) return last.scores; // read-only: shared with the last result
+    var dirty = new Uint8Array(board.m);
+    for (var c = 0; c < board.m; c++) {
+      if (!reuse || !sameColumn(key, last.key, c)) {
+        changed.push(c);
+        dirty[c] = 1;
+      }
+    }
+    var base = reuse ? last.scores : null; // the matrix ``dirty`` is relative to
+    board.lastNormalised = { key: key, scores: base };
+    // no change: the matrix is shared with the last result (read-only)
+    if (reuse && changed.length === 0) return { scores: base, dirty: dirty, base: base };
     var out = reuse ? last.scores.slice() : new Float64Array(n * board.m);
     var names = Object.keys(rp.resolved);
     var p = {};
@@ -870,8 +881,8 @@
       for (var k = 0; k < names.length; k++) p[names[k]] = rp.resolved[names[k]][j];
       normaliseColumn(st.metric[j].norm.name, board.raw, out, off, n, p);
     }
-    board.lastNormalised = { key: key, scores: out };
-    return out;
+    board.lastNormalised.scores = out;
+    return { scores: out, dirty: dirty, base: base };
   }
 
   // ---------------------------------------------------------------------------------------
@@ -975,21 +986,58 @@
 
   /** Weighted means of contiguous groups of children (column-major n x k scores). */
   function weightedMean(n, scores, w, starts, skip, childCov, needCov) {
-    var groups = starts.length;
-    var a = {
+    var a = meanState(n, scores, w, skip, childCov, needCov, starts.length, null);
+    var e = ends(starts, w.length);
+    for (var g = 0; g < starts.length; g++) groupMean(a, g, starts[g], e[g]);
+    return a;
+  }
+
+  /** The work arrays of weightedMean; the means (and coverage) start as a copy of ``last``'s
+   * when given (the groups that need it are computed again). */
+  function meanState(n, scores, w, skip, childCov, needCov, groups, last) {
+    return {
       n: n,
       scores: scores,
       w: w,
       skip: skip,
       childCov: childCov,
-      out: new Float64Array(n * groups),
-      cov: needCov ? new Float64Array(n * groups) : null,
+      out: last ? last.out.slice() : new Float64Array(n * groups),
+      cov: needCov ? (last ? last.cov.slice() : new Float64Array(n * groups)) : null,
       num: new Float64Array(n),
       wp: new Float64Array(n),
       cs: new Float64Array(n),
     };
-    var e = ends(starts, w.length);
-    for (var g = 0; g < groups; g++) groupMean(a, g, starts[g], e[g]);
+  }
+
+  /** Benchmark ``g`` scores as in the last scoring: same policy, same (shown) weights, none of
+   * its metric columns normalised again. */
+  function sameBench(last, wm, skip, dirty, g, lo, hi) {
+    if (last.skip[g] !== skip[g]) return false;
+    for (var j = lo; j < hi; j++) if (dirty[j] || last.w[j] !== wm[j]) return false;
+    return true;
+  }
+
+  /** The benchmark level (the largest mean: every metric cell). The board keeps the last one:
+   * only the benchmarks whose policy, weights or metric columns changed are averaged again. */
+  function benchLevel(board, plan, norm) {
+    var starts = board.metricStarts;
+    var wm = shownWeights(plan.wMetric, starts, plan.wBench);
+    var last = board.lastBench;
+    if (!last || last.needCov !== plan.needCov || last.scores !== norm.base) last = null;
+    var a = meanState(board.n, norm.scores, wm, plan.benchSkip, null, plan.needCov, starts.length, last);
+    var e = ends(starts, wm.length);
+    for (var g = 0; g < starts.length; g++) {
+      if (last && sameBench(last, wm, plan.benchSkip, norm.dirty, g, starts[g], e[g])) continue;
+      groupMean(a, g, starts[g], e[g]);
+    }
+    board.lastBench = {
+      w: Float64Array.from(wm),
+      skip: plan.benchSkip,
+      needCov: plan.needCov,
+      scores: norm.scores,
+      out: a.out,
+      cov: a.cov,
+    };
     return a;
   }
 
@@ -1157,11 +1205,10 @@
     };
   }
 
-  function aggregate(board, plan, ms) {
+  function aggregate(board, plan, norm) {
     var n = board.n;
-    var wm = shownWeights(plan.wMetric, board.metricStarts, plan.wBench);
     var wb = shownWeights(plan.wBench, board.benchStarts, plan.wCat);
-    var bench = weightedMean(n, ms, wm, board.metricStarts, plan.benchSkip, null, plan.needCov);
+    var bench = benchLevel(board, plan, norm);
     var cat = weightedMean(n, bench.out, wb, board.benchStarts, plan.catSkip, bench.cov, plan.needCov);
     var all = weightedMean(n, cat.out, plan.wCat, Int32Array.of(0), plan.overallSkip, cat.cov, plan.needCov);
     return { bench: bench, cat: cat, all: all };
@@ -1183,8 +1230,9 @@
     var n = board.n;
     var plan = compile(board, st);
     var rp = resolveParams(board, st);
-    var ms = normaliseAll(board, st, rp);
-    var agg = aggregate(board, plan, ms);
+    var norm = normaliseAll(board, st, rp);
+    var ms = norm.scores;
+    var agg = aggregate(board, plan, norm);
     var vet = findVetoes(board);
     var overall = agg.all.out;
     for (var i = 0; i < n; i++) if (vet.vetoed[i]) overall[i] = 0;

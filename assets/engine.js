@@ -12,11 +12,10 @@
  */
 (function (root, factory) {
   "use strict";
-  if (typeof module === "object" && module.exports) {
-    module.exports = factory();
-  } else {
-    root.mplEngine = factory();
-  }
+  // a page: only window.mplEngine (even if a script of the page defines a global ``module``)
+  if (typeof window !== "undefined") window.mplEngine = factory();
+  else if (typeof module === "object" && module && module.exports) module.exports = factory();
+  else root.mplEngine = factory(); // a worker
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 

@@ -753,6 +753,59 @@
     else throw new Error("engine: no normaliser " + name);
   }
 
+  var PARAM_NAMES = ["good", "bad", "b", "c", "reference", "max_speedup"];
+
+  function numericParams(params) {
+    var p = {};
+    PARAM_NAMES.forEach(function (k) {
+      var v = params ? params[k] : undefined;
+      p[k] = typeof v === "number" ? v : NaN;
+    });
+    return p;
+  }
+
+  /** The normaliser ``name`` with resolved numeric ``params`` ({good, bad, b, c, reference,
+   * max_speedup}; absent or NaN = not set) on any raw values ``xs`` (e.g. a curve's x grid):
+   * a Float64Array of scores. */
+  function evaluate(name, params, xs) {
+    var x = Float64Array.from(xs);
+    var out = new Float64Array(x.length);
+    normaliseColumn(name, x, out, 0, x.length, numericParams(params));
+    return out;
+  }
+
+  /** The raw value at speed-up s: a run time reference / s, or s itself without reference. */
+  function atSpeedup(p, s) {
+    return isFinite(p.reference) ? p.reference / s : s;
+  }
+
+  /** The raw values worth marking on a normaliser's curve (Normaliser.curve_marks):
+   * [{label, x, kind: "good" | "bad" | "other"}], finite x only. */
+  function curveMarks(name, params) {
+    var p = numericParams(params);
+    var out;
+    if (name === "weibull_speedup") out = [{ label: "score 0.1", x: atSpeedup(p, p.c), kind: "other" }];
+    else if (name === "log_speedup") {
+      out = [
+        { label: "score 1", x: atSpeedup(p, p.max_speedup), kind: "good" },
+        { label: "score 0", x: atSpeedup(p, 1.0), kind: "bad" },
+      ];
+    } else {
+      out = [
+        { label: "good", x: p.good, kind: "good" },
+        { label: "bad", x: p.bad, kind: "bad" },
+      ];
+    }
+    return out.filter(function (m) { return isFinite(m.x); });
+  }
+
+  /** Metric column ``j``'s resolved parameters from a result ({name: number}, NaN = none). */
+  function metricParams(result, j) {
+    var p = {};
+    Object.keys(result.resolved).forEach(function (k) { p[k] = result.resolved[k][j]; });
+    return p;
+  }
+
   // ---------------------------------------------------------------------------------------
   // Data-driven thresholds (scoring.plan.resolve_threshold) and their warnings
   // ---------------------------------------------------------------------------------------
@@ -1269,6 +1322,9 @@
     rankChange: rankChange,
     rankScores: rankScores,
     metricReasons: metricReasons,
+    evaluate: evaluate,
+    curveMarks: curveMarks,
+    metricParams: metricParams,
     applyChanges: applyChanges,
     decodeMatrix: decodeMatrix,
     fmtG: fmtG,

@@ -80,6 +80,7 @@ def normaliser_decls() -> dict[str, dict[str, Any]]:
             "uses_thresholds": norm.uses_thresholds,
             "params": [_param_decl(p) for p in norm.params],
             "editable": list(norm.editable),
+            "log_x": norm.log_x,
             "js": js_supports(name),
         }
     return out

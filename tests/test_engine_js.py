@@ -197,3 +197,36 @@ def test_unsupported_board_is_scored_on_the_server_only(page):
     assert got["unsupported"] is True
     assert got["errors"][0]["where"] == "C/B/e"
     assert "per-instance" in got["errors"][0]["message"]
+
+
+CURVES = [
+    ("linear", {"good": 0.0, "bad": 10.0}),
+    ("linear", {"good": 1.0, "bad": -np.inf}),
+    ("linear", {"good": -np.inf, "bad": np.inf}),
+    ("linear", {"good": 2.0, "bad": 2.0}),
+    ("traffic_light", {"good": 0.1, "bad": 0.5}),
+    ("traffic_light", {"good": 0.9, "bad": 0.5}),
+    ("weibull_speedup", {"b": 1.7, "c": 5.0}),
+    ("weibull_speedup", {"b": 0.4, "c": 12.0, "reference": 3.0}),
+    ("log_speedup", {"max_speedup": 100.0}),
+    ("log_speedup", {"max_speedup": 1e4, "reference": 1500.0}),
+]
+GRID = [-np.inf, -5.0, -0.0, 0.0, 0.02, 0.1, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 7.5, 10.0, 1e3]
+GRID += [1e300, np.inf, np.nan]
+
+
+def test_evaluate_and_curve_marks_match_the_python_normalisers(page):
+    from ml_peg_like.normalisers import apply_normaliser, get_normaliser
+
+    x = np.asarray(GRID)
+    got = page.evaluate(
+        """([cases, xs]) => cases.map(([name, p]) =>
+             [Array.from(mplEngine.evaluate(name, p, xs)), mplEngine.curveMarks(name, p)])""",
+        [CURVES, GRID],
+    )
+    for (name, params), (ys, marks) in zip(CURVES, got, strict=True):
+        norm = get_normaliser(name)
+        want = apply_normaliser(norm, x[:, None], {k: np.array([v]) for k, v in params.items()})
+        _close(f"{name} {params}", ys, want[:, 0])
+        expect = [{"label": m.label, "x": m.x, "kind": m.kind} for m in norm.curve_marks(params)]
+        assert marks == expect, f"{name} {params}"

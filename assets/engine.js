@@ -430,12 +430,12 @@
   /** The raw matrix (column-major Float64Array) of the bundle's ``raw``. */
   function decodeMatrix(enc) {
     if (enc.dtype !== "<f8" || enc.order !== "F") {
-      throw new Error("engine: raw matrix must be little-endian float64, column-major");
+      throw new Error("engine: bundle.raw: expected dtype '<f8' and order 'F' (little-endian float64, column-major)");
     }
     var buf = decodeBase64(enc.b64);
     var n = enc.shape[0] * enc.shape[1];
     if (buf.byteLength !== 8 * n) {
-      throw new Error("engine: raw matrix holds " + buf.byteLength + " bytes, expected " + 8 * n);
+      throw new Error("engine: bundle.raw.b64: " + buf.byteLength + " bytes, expected " + 8 * n + " (8 per value)");
     }
     if (littleEndian()) return new Float64Array(buf);
     var view = new DataView(buf);
@@ -490,10 +490,31 @@
   }
 
   /** The bundle decoded once: the raw matrix, the tree as arrays, the default settings. */
-  function prepare(bundle) {
-    if (!bundle || bundle.version !== 1) {
-      throw new Error("engine: expected a bundle of version 1, got " + (bundle && bundle.version));
+  var BUNDLE_ARRAYS = ["models", "metric_columns", "categories", "vetoes", "unsupported", "policies", "metric_keys"];
+
+  /** A bundle's shape checked before use: Error("engine: bundle.KEY: ...") names what is wrong. */
+  function checkBundle(bundle) {
+    if (!isMapping(bundle) || bundle.version !== 1) {
+      throw new Error("engine: bundle.version: expected 1, got " + fmt(isMapping(bundle) ? bundle.version : bundle));
     }
+    BUNDLE_ARRAYS.forEach(function (k) {
+      if (!Array.isArray(bundle[k])) throw new Error("engine: bundle." + k + ": expected a list");
+    });
+    if (!isMapping(bundle.normalisers)) throw new Error("engine: bundle.normalisers: expected a mapping");
+    var raw = bundle.raw;
+    if (!isMapping(raw) || !Array.isArray(raw.shape) || typeof raw.b64 !== "string") {
+      throw new Error("engine: bundle.raw: expected {dtype, shape, order, b64}");
+    }
+    if (raw.shape[0] !== bundle.models.length || raw.shape[1] !== bundle.metric_columns.length) {
+      throw new Error(
+        "engine: bundle.raw.shape: " + JSON.stringify(raw.shape) + " for " + bundle.models.length +
+          " models and " + bundle.metric_columns.length + " metrics"
+      );
+    }
+  }
+
+  function prepare(bundle) {
+    checkBundle(bundle);
     var board = {
       n: bundle.models.length,
       m: bundle.metric_columns.length,

@@ -125,6 +125,7 @@ def expected(defaults: mpl.Config, values: np.ndarray, models, changes) -> dict[
         "ranks": ranks,
         "tied": tied,
         "vetoed": [bool(v) for v in s.vetoed],
+        "vetoReasons": list(s.veto_reasons),
         "reasons": {
             "metric": _flat(agg.metric_reasons(values, s.metric_scores)),
             "bench": _flat(bcodes),

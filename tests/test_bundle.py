@@ -8,6 +8,7 @@ import json
 import struct
 
 import numpy as np
+import orjson
 import pytest
 
 import ml_peg_like as mpl
@@ -38,6 +39,7 @@ def test_bundle_is_plain_json_with_every_setting():
     x = np.array([[1.0, np.nan, np.inf], [-np.inf, 2.0, 0.5]])
     b = make_bundle(cfg, x, models=["trivial", "m"])
     text = json.dumps(b, allow_nan=False)  # no NaN / Infinity literal anywhere
+    assert json.loads(orjson.dumps(b)) == json.loads(text)
     b = json.loads(text)
     assert b["version"] == 1 and b["models"] == ["trivial", "m"]
     assert b["metric_columns"] == ["B/e", "B/f", "B/s"]

@@ -40,7 +40,8 @@ RUN = """([bundle, stepsJson]) => {
     reasons.metric = arr(mplEngine.metricReasons(board, r.metric));
     return { metric: arr(r.metric), bench: arr(r.bench), cat: arr(r.cat),
              overall: arr(r.overall), coverage: cov, ranks: r.ranks, tied: r.tied,
-             vetoed: Array.from(r.vetoed, Boolean), reasons, resolved, warnings: r.warnings };
+             vetoed: Array.from(r.vetoed, Boolean), vetoReasons: r.vetoReasons, reasons,
+             resolved, warnings: r.warnings };
   });
 }"""
 
@@ -91,6 +92,7 @@ def check_step(where: str, got: dict, exp: dict) -> None:
     assert got["ranks"] == exp["ranks"], f"{where} ranks"
     assert got["tied"] == exp["tied"], f"{where} tied"
     assert got["vetoed"] == exp["vetoed"], f"{where} vetoed"
+    assert got["vetoReasons"] == exp["vetoReasons"], f"{where} veto reasons"
     assert got["warnings"] == exp["warnings"], f"{where} warnings"
 
 
@@ -230,3 +232,32 @@ def test_evaluate_and_curve_marks_match_the_python_normalisers(page):
         _close(f"{name} {params}", ys, want[:, 0])
         expect = [{"label": m.label, "x": m.x, "kind": m.kind} for m in norm.curve_marks(params)]
         assert marks == expect, f"{name} {params}"
+
+
+def test_a_malformed_bundle_is_refused_naming_the_key(page):
+    import ml_peg_like as mpl
+    from ml_peg_like.bundle import make_bundle
+
+    cfg = mpl.loads_config("categories: {C: {benchmarks: {B: {metrics: {e: {good: 0, bad: 1}}}}}}")
+    good = make_bundle(cfg, np.zeros((2, 1)), models=["a", "b"])
+    bad = [
+        ({}, "bundle.version: expected 1, got None"),
+        ({**good, "version": 2}, "bundle.version: expected 1, got 2"),
+        ({**good, "models": "a,b"}, "bundle.models: expected a list"),
+        ({**good, "raw": None}, "bundle.raw: expected {dtype, shape, order, b64}"),
+        ({**good, "models": ["a"]}, "bundle.raw.shape: [2,1] for 1 models and 1 metrics"),
+        (
+            {**good, "raw": {**good["raw"], "b64": "AAAA"}},
+            "bundle.raw.b64: 3 bytes, expected 16 (8 per value)",
+        ),
+        (
+            {**good, "raw": {**good["raw"], "order": "C"}},
+            "bundle.raw: expected dtype '<f8' and order 'F' (little-endian float64, column-major)",
+        ),
+    ]
+    got = page.evaluate(
+        "bs => bs.map(b => { try { mplEngine.prepare(b); return ''; } catch (e) { return e.message; } })",
+        [b for b, _ in bad],
+    )
+    for (_, want), message in zip(bad, got, strict=True):
+        assert message == f"engine: {want}"

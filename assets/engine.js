@@ -432,7 +432,12 @@
     if (enc.dtype !== "<f8" || enc.order !== "F") {
       throw new Error("engine: bundle.raw: expected dtype '<f8' and order 'F' (little-endian float64, column-major)");
     }
-    var buf = decodeBase64(enc.b64);
+    var buf;
+    try {
+      buf = decodeBase64(enc.b64);
+    } catch (err) {
+      throw new Error("engine: bundle.raw.b64: not base64 (" + err.message + ")");
+    }
     var n = enc.shape[0] * enc.shape[1];
     if (buf.byteLength !== 8 * n) {
       throw new Error("engine: bundle.raw.b64: " + buf.byteLength + " bytes, expected " + 8 * n + " (8 per value)");

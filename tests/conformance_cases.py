@@ -257,7 +257,7 @@ def _random_change(rng, cfg: mpl.Config, models: list[str]) -> dict[str, Any]:
     return {p: {"weight": 1.5}}
 
 
-def random_cases(seed: int = 20241126, n: int = 30) -> list[dict[str, Any]]:
+def random_cases(seed: int = 20241126, n: int = 60) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
     out = []
     for k in range(n):

@@ -449,6 +449,7 @@ def converted_cases(anchors: Path, tmp: Path) -> list[dict[str, Any]]:
     if convert_main(args) == 0:
         cfg, raw = mpl.load_dataset(mlpeg)
         out.append(case("ML-PEG", cfg, raw, [{}, {"": {"missing": "skip"}}, *cfg.presets.values()]))
+    out.append(mlpeg_full_tree(anchors))
     mbd = tmp / "mbd"
     if (
         convert_main(
@@ -464,3 +465,31 @@ def converted_cases(anchors: Path, tmp: Path) -> list[dict[str, Any]]:
         cfg, raw = mpl.load_dataset(mbd)
         out.append(case("Matbench Discovery", cfg, raw, [{}, {"": {"missing": "skip"}}]))
     return out
+
+
+def mlpeg_full_tree(anchors: Path, n_models: int = 30) -> dict[str, Any]:
+    """ML-PEG's whole tree (every benchmark of its analysis configs, its app configs' weights
+    and presets) with seeded values around each metric's thresholds, 5% missing, a few +-inf."""
+    from ml_peg_like.io.mlpeg import mlpeg_config_from_analysis
+
+    cfgs = anchors / "ml-peg" / "configs"
+    cfg = mpl.config_from_dict(mlpeg_config_from_analysis(cfgs / "analysis", cfgs / "app"))
+    rng = np.random.default_rng(339)
+    cols = [
+        m.bad + (m.good - m.bad) * rng.uniform(-0.3, 1.3, n_models)
+        for _c, _b, m in cfg.iter_metrics()
+    ]
+    x = np.column_stack(cols)
+    x[rng.random(x.shape) < 0.05] = np.nan
+    x[rng.random(x.shape) < 0.01] = np.inf
+    x[-1] = x[0]  # a tie
+    models = [f"mlip-{i:02d}" for i in range(n_models)]
+    path = cfg.metric_paths()[100]
+    m = cfg.node(path)
+    steps = [
+        {},
+        {"": {"missing": "skip"}},
+        {path: {"good": m.bad, "bad": m.good}},
+        *[dict(p) for p in cfg.presets.values()],
+    ]
+    return case("ML-PEG full tree", cfg, x, steps, models=models)

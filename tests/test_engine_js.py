@@ -146,7 +146,8 @@ def test_converted_real_datasets(page, request, tmp_path):
     if not anchors.is_dir():
         pytest.skip(f"{anchors} is absent: real-data checks skipped")
     cases = cc.converted_cases(anchors, tmp_path)
-    assert [c["name"] for c in cases] == ["ML-PEG", "Matbench Discovery"]
+    assert [c["name"] for c in cases] == ["ML-PEG", "ML-PEG full tree", "Matbench Discovery"]
+    assert len(cases[1]["bundle"]["metric_columns"]) == 339
     assert run_cases(page, cases) >= 4
 
 

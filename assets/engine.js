@@ -469,12 +469,15 @@
     board.cats.forEach(function (c, k) { idx.set(c.path, { kind: "cat", i: k }); });
     board.benches.forEach(function (b, k) { idx.set(b.path, { kind: "bench", i: k }); });
     board.metrics.forEach(function (m, k) { idx.set(m.path, { kind: "metric", i: k }); });
+    var setDefault = function (key, node) {
+      if (!idx.has(key)) idx.set(key, node);
+    };
+    var j = 0;
     board.benches.forEach(function (b, k) {
-      if (!idx.has(b.name)) idx.set(b.name, { kind: "bench", i: k });
-    });
-    board.metrics.forEach(function (m, k) {
-      var short = board.benches[m.bench].name + "/" + m.name;
-      if (!idx.has(short)) idx.set(short, { kind: "metric", i: k });
+      setDefault(b.name, { kind: "bench", i: k });
+      for (; j < board.metrics.length && board.metrics[j].bench === k; j++) {
+        setDefault(b.name + "/" + board.metrics[j].name, { kind: "metric", i: j });
+      }
     });
     return idx;
   }
@@ -494,7 +497,6 @@
     };
   }
 
-  /** The bundle decoded once: the raw matrix, the tree as arrays, the default settings. */
   var BUNDLE_ARRAYS = ["models", "metric_columns", "categories", "vetoes", "unsupported", "policies", "metric_keys"];
 
   /** A bundle's shape checked before use: Error("engine: bundle.KEY: ...") names what is wrong. */
@@ -518,6 +520,7 @@
     }
   }
 
+  /** The bundle decoded once: the raw matrix, the tree as arrays, the default settings. */
   function prepare(bundle) {
     checkBundle(bundle);
     var board = {

@@ -66,7 +66,6 @@ def _param_decl(p: nz.ParamSpec) -> dict[str, Any]:
         "greater_than": p.greater_than,
         "model_ref": p.model_ref,
         "optional": p.optional,
-        "threshold": p.name in ("good", "bad"),
     }
 
 
@@ -78,6 +77,8 @@ def normaliser_decls() -> dict[str, dict[str, Any]]:
         norm = nz.get_normaliser(name)
         out[name] = {
             "uses_thresholds": norm.uses_thresholds,
+            # the thresholds (good, bad: a number, {model: NAME}, best or worst), then the others
+            "thresholds": [_param_decl(p) for p in norm.fields if p.name in ("good", "bad")],
             "params": [_param_decl(p) for p in norm.params],
             "editable": list(norm.editable),
             "log_x": norm.log_x,

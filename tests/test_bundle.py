@@ -53,7 +53,14 @@ def test_bundle_is_plain_json_with_every_setting():
     assert s["fields"] == {"weight": 1.0, "normaliser": "weibull_speedup", "reference": 2.5}
     assert b["vetoes"] == [{"metric": "C/B/e", "side": "above", "limit": 10.0}]
     weib = b["normalisers"]["weibull_speedup"]
-    assert weib["uses_thresholds"] is False and weib["js"] is True
+    assert weib["uses_thresholds"] is False and weib["js"] is True and weib["log_x"] is True
+    assert weib["thresholds"] == []
+    lin = b["normalisers"]["linear"]
+    assert [(t["name"], t["model_ref"]) for t in lin["thresholds"]] == [
+        ("good", True),
+        ("bad", True),
+    ]
+    assert lin["params"] == [] and lin["editable"] == ["good", "bad"]
     assert [(p["name"], p["default"]) for p in weib["params"]] == [
         ("b", 1.7),
         ("c", 5.0),

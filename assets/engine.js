@@ -534,7 +534,7 @@
       metrics: [],
       metricStarts: [],
       benchStarts: [],
-      normalisers: {},
+      normalisers: Object.create(null), // no inherited names ("constructor" is unknown)
       normaliserNames: Object.keys(bundle.normalisers).sort(),
       metricKeys: bundle.metric_keys.slice(),
       policies: bundle.policies.slice(),

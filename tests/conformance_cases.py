@@ -342,7 +342,7 @@ EDGE_STEPS = [
     {"Speed/l": {"max_speedup": 1}, "Speed/w": {"c": 0, "good": 1}},
     {"Inf/neg": {"good": 5, "bad": 5}, "TL/up": {"better": "lower"}},
     {"Inf/neg": {"good": "best"}, "Lights": {"missing": "sometimes"}},
-    {"Inf/neg": {"normaliser": "cubic"}},
+    {"Inf/neg": {"normaliser": "cubic"}, "Inf/ref": {"normaliser": "constructor"}},
     {"Inf/neg": {"bad": {"model": "  "}}, "Inf/ref": {"good": None}},
     {"Inf/neg": {"weight": "inf"}, "Speed/wr": {"reference": "worst"}},
     {"Speed/w": {"c": [1, 2]}, "Inf/both": {"bad": {"model": "a", "x": 1}}},

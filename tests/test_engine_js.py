@@ -268,3 +268,27 @@ def test_a_malformed_bundle_is_refused_naming_the_key(page):
     )
     for (_, want), message in zip(bad, got, strict=True):
         assert message.split(" (Failed")[0] == f"engine: {want}"  # (the browser's own words)
+
+
+def test_the_dashboard_page_carries_the_engine():
+    """Among the page's other assets, engine.js defines window.mplEngine and scores the demo
+    board as the Python engine does (no clash with the page's scripts)."""
+    from browser_utils import live_server, open_dashboard
+
+    import ml_peg_like as mpl
+    from ml_peg_like.bundle import make_bundle
+    from ml_peg_like.dashboard import create_app
+    from ml_peg_like.resources import demo_dir
+
+    require_browser()
+    cfg, raw = mpl.load_dataset(demo_dir())
+    want = mpl.score(raw, cfg).overall_scores
+    with live_server(create_app(cfg, raw)) as url, chromium() as browser:
+        seen = open_dashboard(browser, url)
+        got = seen.page.evaluate(
+            "b => Array.from(mplEngine.score(mplEngine.prepare(b), {}).overall)",
+            make_bundle(cfg, raw),
+        )
+        seen.page.context.close()
+    _close("demo overall in the dashboard page", got, want)
+    assert not seen.problems, seen.problems

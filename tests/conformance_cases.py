@@ -276,6 +276,43 @@ def random_cases(seed: int = 20241126, n: int = 60) -> list[dict[str, Any]]:
     return out
 
 
+#: values and fields for changes that are mostly refused: the messages must be Python's
+JUNK_VALUES = [
+    None, True, False, 0, -1, 1e308, 1.5, 2, 0.25, "", " ", "x", "1e3", "inf", "-nan", "0.5",
+    "1_000", "-3", "best", "worst", " Best ", [], [1], {}, {"model": "model 0"}, {"model": ""},
+    {"model": 3}, {"model": None}, {"a": 1}, "skip", "invalidate", "linear", "traffic_light",
+    "weibull_speedup", "log_speedup", "constructor", "__proto__", "toString",
+]  # fmt: skip
+JUNK_FIELDS = [
+    "good", "bad", "weight", "normaliser", "better", "b", "c", "reference", "max_speedup",
+    "missing", "unit", "description", "meta", "__proto__", "x",
+]  # fmt: skip
+
+
+def _junk_change(rng, paths: list[str]) -> dict[str, Any]:
+    pick = lambda seq: seq[int(rng.integers(0, len(seq)))]  # noqa: E731
+    out: dict[str, Any] = {}
+    for _ in range(int(rng.integers(1, 4))):
+        fields = {pick(JUNK_FIELDS): pick(JUNK_VALUES) for _ in range(int(rng.integers(1, 4)))}
+        out[pick(paths)] = pick(JUNK_VALUES) if rng.random() < 0.1 else fields
+    return out
+
+
+def junk_cases(seed: int = 7, n: int = 3, steps: int = 40) -> list[dict[str, Any]]:
+    """Random boards with random changes of any field to any value (refused, mostly)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(n):
+        models = [f"model {i}" for i in range(int(rng.integers(1, 8)))]
+        cfg = mpl.config_from_dict(random_config(rng, models))
+        values = random_values(rng, len(models), len(cfg.metric_paths()))
+        paths = ["", "nowhere", *cfg.metric_paths(), *cfg.category_names()]
+        paths += [*cfg.metric_columns(), *cfg.benchmark_names()]
+        changes = [_junk_change(rng, paths) for _ in range(steps)]
+        out.append(case(f"junk {k}", cfg, values, changes, models=models))
+    return out
+
+
 # ------------------------------------------------------------------------------------------------
 # Hand-made and real cases
 # ------------------------------------------------------------------------------------------------

@@ -140,6 +140,13 @@ def test_random_trees_and_data(page):
     assert n == sum(len(c["steps"]) for c in cases) >= 60
 
 
+def test_refusals_of_any_field_set_to_any_value(page):
+    cases = cc.junk_cases()
+    refused = sum("errors" in s["expected"] for c in cases for s in c["steps"])
+    assert refused >= 100  # each compared message by message with Python's
+    assert run_cases(page, cases) == 120
+
+
 def test_converted_real_datasets(page, request, tmp_path):
     env = os.environ.get("MPL_ANCHORS")
     anchors = Path(env) if env else request.getfixturevalue("anchors")

@@ -52,19 +52,26 @@ RUN = """([bundle, stepsJson]) => {
 
 
 @pytest.fixture(scope="module")
-def page():
+def browser():
     require_browser()
-    with chromium() as browser:
-        pg = browser.new_page()
-        errors: list[str] = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        pg.set_content("<!doctype html><html><body></body></html>")
-        before = set(pg.evaluate("Object.keys(window)"))
-        pg.add_script_tag(path=str(ENGINE_JS))
-        added = set(pg.evaluate("Object.keys(window)")) - before
-        assert added == {"mplEngine"}, f"engine.js defined {added}"
-        yield pg
-        assert not errors, errors
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def page(browser):
+    """A blank page with engine.js, which must add the one global ``mplEngine``."""
+    pg = browser.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.set_content("<!doctype html><html><body></body></html>")
+    before = set(pg.evaluate("Object.keys(window)"))
+    pg.add_script_tag(path=str(ENGINE_JS))
+    added = set(pg.evaluate("Object.keys(window)")) - before
+    assert added == {"mplEngine"}, f"engine.js defined {added}"
+    yield pg
+    pg.close()
+    assert not errors, errors
 
 
 def _close(name: str, got, exp, rtol: float = RTOL, atol: float = ATOL) -> None:
@@ -277,7 +284,7 @@ def test_a_malformed_bundle_is_refused_naming_the_key(page):
         assert message.split(" (Failed")[0] == f"engine: {want}"  # (the browser's own words)
 
 
-def test_the_dashboard_page_carries_the_engine():
+def test_the_dashboard_page_carries_the_engine(browser):
     """Among the page's other assets, engine.js defines window.mplEngine and scores the demo
     board as the Python engine does (no clash with the page's scripts)."""
     from browser_utils import live_server, open_dashboard
@@ -287,10 +294,9 @@ def test_the_dashboard_page_carries_the_engine():
     from ml_peg_like.dashboard import create_app
     from ml_peg_like.resources import demo_dir
 
-    require_browser()
     cfg, raw = mpl.load_dataset(demo_dir())
     want = mpl.score(raw, cfg).overall_scores
-    with live_server(create_app(cfg, raw)) as url, chromium() as browser:
+    with live_server(create_app(cfg, raw)) as url:
         seen = open_dashboard(browser, url)
         got = seen.page.evaluate(
             "b => Array.from(mplEngine.score(mplEngine.prepare(b), {}).overall)",

@@ -413,6 +413,12 @@
   // ---------------------------------------------------------------------------------------
 
   function decodeBase64(b64) {
+    if (typeof Uint8Array.fromBase64 === "function") {
+      var arr = Uint8Array.fromBase64(b64); // native (Chromium 140+, Firefox 133+)
+      return arr.byteOffset === 0 && arr.byteLength === arr.buffer.byteLength
+        ? arr.buffer
+        : arr.slice().buffer;
+    }
     if (typeof atob === "function") {
       var bin = atob(b64);
       var bytes = new Uint8Array(bin.length);

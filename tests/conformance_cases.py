@@ -133,6 +133,12 @@ def expected(defaults: mpl.Config, values: np.ndarray, models, changes) -> dict[
             "overall": _flat(ocodes),
         },
         "resolved": _resolved(s),
+        # the columns whose scores need only + - / and comparisons: equal bit for bit in JS
+        "exact_columns": [
+            j
+            for j, (_c, _b, m) in enumerate(cfg.iter_metrics())
+            if m.normaliser in ("linear", "traffic_light")
+        ],
         "warnings": list(s.warnings),
     }
 

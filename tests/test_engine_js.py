@@ -94,6 +94,10 @@ def check_step(where: str, got: dict, exp: dict) -> None:
     assert "errors" not in got, f"{where}: refused: {got.get('errors')}"
     for k in ("metric", "bench", "cat", "overall"):
         _close(f"{where} {k}", got[k], exp[k])
+    n = len(exp["overall"])
+    for j in exp["exact_columns"]:  # linear, traffic light: exact
+        col = slice(j * n, (j + 1) * n)
+        _close(f"{where} metric column {j}", got["metric"][col], exp["metric"][col], 0.0, 0.0)
     for k in ("metric", "bench", "cat", "overall"):
         assert got["reasons"][k] == exp["reasons"][k], f"{where} reasons.{k}"
     assert (got["coverage"] is None) == (exp["coverage"] is None), f"{where} coverage"

@@ -140,7 +140,7 @@
   var FLOAT_TEXT = /^[+-]?(?:(?:\d(?:_?\d)*)(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?$/;
   var SPECIAL_TEXT = /^([+-]?)(inf|infinity|nan)$/i;
 
-  /** Python's float(text) (NaN for text it refuses; null when refused). */
+  /** Python's float(text): a number (NaN for "nan", +-Infinity for "inf"), null if refused. */
   function pyFloat(text) {
     var s = text.trim();
     var sp = SPECIAL_TEXT.exec(s);
@@ -565,6 +565,8 @@
     });
     if (board.unsupported.length === 0) {
       board.defaults = defaultState(board);
+      var bad = board.defaults.problems[0];
+      if (bad) throw new Error("engine: bundle.categories: " + bad.where + ": " + bad.message);
       board.defaultZero = new Set(zeroWeightProblems(board, board.defaults).map(function (p) { return p.where; }));
     }
     return board;

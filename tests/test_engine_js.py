@@ -276,6 +276,15 @@ def test_a_malformed_bundle_is_refused_naming_the_key(page):
         ),
         ({**good, "raw": {**good["raw"], "b64": "%%%"}}, "bundle.raw.b64: not base64"),
         (
+            {
+                **good,
+                "categories": json.loads(
+                    json.dumps(good["categories"]).replace('"bad": 1.0', '"bad": "x"')
+                ),
+            },
+            "bundle.categories: C/B/e.bad: expected a number, got 'x'",
+        ),
+        (
             {**good, "raw": {**good["raw"], "order": "C"}},
             "bundle.raw: expected dtype '<f8' and order 'F' (little-endian float64, column-major)",
         ),

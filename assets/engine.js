@@ -12,11 +12,10 @@
  */
 (function (root, factory) {
   "use strict";
-  if (typeof module === "object" && module.exports) {
-    module.exports = factory();
-  } else {
-    root.mplEngine = factory();
-  }
+  // a page: only window.mplEngine (even if a script of the page defines a global ``module``)
+  if (typeof window !== "undefined") window.mplEngine = factory();
+  else if (typeof module === "object" && module && module.exports) module.exports = factory();
+  else root.mplEngine = factory(); // a worker
 })(typeof self !== "undefined" ? self : this, function () {
   "use strict";
 
@@ -34,22 +33,24 @@
   // Python-like texts (the messages are the Python engine's)
   // ---------------------------------------------------------------------------------------
 
+  var ESCAPES = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+  /** One character of a str's repr() (``q``: the quote in use). */
+  function reprChar(ch, q) {
+    if (ESCAPES[ch]) return ESCAPES[ch];
+    if (ch === q) return "\\" + q;
+    var code = ch.charCodeAt(0);
+    if (code < 0x20 || (code >= 0x7f && code < 0xa0)) {
+      return "\\x" + (code < 16 ? "0" : "") + code.toString(16);
+    }
+    return ch;
+  }
+
   /** Python's repr() of a str. */
   function pyStrRepr(s) {
     var q = s.indexOf("'") >= 0 && s.indexOf('"') < 0 ? '"' : "'";
     var out = q;
-    for (var k = 0; k < s.length; k++) {
-      var ch = s[k];
-      var code = s.charCodeAt(k);
-      if (ch === "\\") out += "\\\\";
-      else if (ch === q) out += "\\" + q;
-      else if (ch === "\n") out += "\\n";
-      else if (ch === "\r") out += "\\r";
-      else if (ch === "\t") out += "\\t";
-      else if (code < 0x20 || (code >= 0x7f && code < 0xa0)) {
-        out += "\\x" + (code < 16 ? "0" : "") + code.toString(16);
-      } else out += ch;
-    }
+    for (var k = 0; k < s.length; k++) out += reprChar(s[k], q);
     return out + q;
   }
 
@@ -139,7 +140,7 @@
   var FLOAT_TEXT = /^[+-]?(?:(?:\d(?:_?\d)*)(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?$/;
   var SPECIAL_TEXT = /^([+-]?)(inf|infinity|nan)$/i;
 
-  /** Python's float(text) (NaN for text it refuses; null when refused). */
+  /** Python's float(text): a number (NaN for "nan", +-Infinity for "inf"), null if refused. */
   function pyFloat(text) {
     var s = text.trim();
     var sp = SPECIAL_TEXT.exec(s);
@@ -268,6 +269,18 @@
     return a === b;
   }
 
+  /** Two numeric thresholds: they differ, and agree with ``better`` when it is given. */
+  function checkNumberPair(good, bad, better, where, problems) {
+    if (good === bad) {
+      problems.push({ where: where + ".good", message: "good and bad must differ (both " + fmtG(good) + ")" });
+    } else if (better && better !== (good < bad ? "lower" : "higher")) {
+      problems.push({
+        where: where + ".better",
+        message: "says " + better + " is better but good=" + fmtG(good) + ", bad=" + fmtG(bad),
+      });
+    }
+  }
+
   /** good/bad of a threshold normaliser (problems appended); [good, bad]. */
   function parseThresholds(raw, where, problems, norm, better) {
     var good = null;
@@ -280,14 +293,7 @@
     if (has(raw, "good")) good = parseThreshold(raw.good, where + ".good", problems, true);
     if (has(raw, "bad")) bad = parseThreshold(raw.bad, where + ".bad", problems, true);
     if (typeof good === "number" && typeof bad === "number") {
-      if (good === bad) {
-        problems.push({ where: where + ".good", message: "good and bad must differ (both " + fmtG(good) + ")" });
-      } else if (better && better !== (good < bad ? "lower" : "higher")) {
-        problems.push({
-          where: where + ".better",
-          message: "says " + better + " is better but good=" + fmtG(good) + ", bad=" + fmtG(bad),
-        });
-      }
+      checkNumberPair(good, bad, better, where, problems);
     }
     var data = DATA_THRESHOLDS.indexOf(good) >= 0 || DATA_THRESHOLDS.indexOf(bad) >= 0;
     if (data && better === null) {
@@ -407,6 +413,12 @@
   // ---------------------------------------------------------------------------------------
 
   function decodeBase64(b64) {
+    if (typeof Uint8Array.fromBase64 === "function") {
+      var arr = Uint8Array.fromBase64(b64); // native (Chromium 140+, Firefox 133+)
+      return arr.byteOffset === 0 && arr.byteLength === arr.buffer.byteLength
+        ? arr.buffer
+        : arr.slice().buffer;
+    }
     if (typeof atob === "function") {
       var bin = atob(b64);
       var bytes = new Uint8Array(bin.length);
@@ -424,12 +436,17 @@
   /** The raw matrix (column-major Float64Array) of the bundle's ``raw``. */
   function decodeMatrix(enc) {
     if (enc.dtype !== "<f8" || enc.order !== "F") {
-      throw new Error("engine: raw matrix must be little-endian float64, column-major");
+      throw new Error("engine: bundle.raw: expected dtype '<f8' and order 'F' (little-endian float64, column-major)");
     }
-    var buf = decodeBase64(enc.b64);
+    var buf;
+    try {
+      buf = decodeBase64(enc.b64);
+    } catch (err) {
+      throw new Error("engine: bundle.raw.b64: not base64 (" + err.message + ")");
+    }
     var n = enc.shape[0] * enc.shape[1];
     if (buf.byteLength !== 8 * n) {
-      throw new Error("engine: raw matrix holds " + buf.byteLength + " bytes, expected " + 8 * n);
+      throw new Error("engine: bundle.raw.b64: " + buf.byteLength + " bytes, expected " + 8 * n + " (8 per value)");
     }
     if (littleEndian()) return new Float64Array(buf);
     var view = new DataView(buf);
@@ -458,12 +475,15 @@
     board.cats.forEach(function (c, k) { idx.set(c.path, { kind: "cat", i: k }); });
     board.benches.forEach(function (b, k) { idx.set(b.path, { kind: "bench", i: k }); });
     board.metrics.forEach(function (m, k) { idx.set(m.path, { kind: "metric", i: k }); });
+    var setDefault = function (key, node) {
+      if (!idx.has(key)) idx.set(key, node);
+    };
+    var j = 0;
     board.benches.forEach(function (b, k) {
-      if (!idx.has(b.name)) idx.set(b.name, { kind: "bench", i: k });
-    });
-    board.metrics.forEach(function (m, k) {
-      var short = board.benches[m.bench].name + "/" + m.name;
-      if (!idx.has(short)) idx.set(short, { kind: "metric", i: k });
+      setDefault(b.name, { kind: "bench", i: k });
+      for (; j < board.metrics.length && board.metrics[j].bench === k; j++) {
+        setDefault(b.name + "/" + board.metrics[j].name, { kind: "metric", i: j });
+      }
     });
     return idx;
   }
@@ -483,11 +503,32 @@
     };
   }
 
+  var BUNDLE_ARRAYS = ["models", "metric_columns", "categories", "vetoes", "unsupported", "policies", "metric_keys"];
+
+  /** A bundle's shape checked before use: Error("engine: bundle.KEY: ...") names what is wrong. */
+  function checkBundle(bundle) {
+    if (!isMapping(bundle) || bundle.version !== 1) {
+      throw new Error("engine: bundle.version: expected 1, got " + fmt(isMapping(bundle) ? bundle.version : bundle));
+    }
+    BUNDLE_ARRAYS.forEach(function (k) {
+      if (!Array.isArray(bundle[k])) throw new Error("engine: bundle." + k + ": expected a list");
+    });
+    if (!isMapping(bundle.normalisers)) throw new Error("engine: bundle.normalisers: expected a mapping");
+    var raw = bundle.raw;
+    if (!isMapping(raw) || !Array.isArray(raw.shape) || typeof raw.b64 !== "string") {
+      throw new Error("engine: bundle.raw: expected {dtype, shape, order, b64}");
+    }
+    if (raw.shape[0] !== bundle.models.length || raw.shape[1] !== bundle.metric_columns.length) {
+      throw new Error(
+        "engine: bundle.raw.shape: " + JSON.stringify(raw.shape) + " for " + bundle.models.length +
+          " models and " + bundle.metric_columns.length + " metrics"
+      );
+    }
+  }
+
   /** The bundle decoded once: the raw matrix, the tree as arrays, the default settings. */
   function prepare(bundle) {
-    if (!bundle || bundle.version !== 1) {
-      throw new Error("engine: expected a bundle of version 1, got " + (bundle && bundle.version));
-    }
+    checkBundle(bundle);
     var board = {
       n: bundle.models.length,
       m: bundle.metric_columns.length,
@@ -499,7 +540,7 @@
       metrics: [],
       metricStarts: [],
       benchStarts: [],
-      normalisers: {},
+      normalisers: Object.create(null), // no inherited names ("constructor" is unknown)
       normaliserNames: Object.keys(bundle.normalisers).sort(),
       metricKeys: bundle.metric_keys.slice(),
       policies: bundle.policies.slice(),
@@ -524,6 +565,8 @@
     });
     if (board.unsupported.length === 0) {
       board.defaults = defaultState(board);
+      var bad = board.defaults.problems[0];
+      if (bad) throw new Error("engine: bundle.categories: " + bad.where + ": " + bad.message);
       board.defaultZero = new Set(zeroWeightProblems(board, board.defaults).map(function (p) { return p.where; }));
     }
     return board;
@@ -542,6 +585,15 @@
       var v = parseMissing(fields[k], "missing", problems, board.policies);
       if (v) st.missing = v;
     });
+  }
+
+  /** ``from``'s own fields onto ``into`` as plain data (a key such as "__proto__" is a field
+   * like any other: it is reported as unknown, never taken as the object's prototype). */
+  function copyFields(into, from) {
+    Object.keys(from).forEach(function (k) {
+      Object.defineProperty(into, k, { value: from[k], enumerable: true, writable: true, configurable: true });
+    });
+    return into;
   }
 
   /** Changes grouped by full key path, in the order the paths first appear. */
@@ -564,7 +616,7 @@
       }
       var key = node.kind + ":" + node.i;
       if (!merged.has(key)) merged.set(key, { node: node, fields: {} });
-      Object.assign(merged.get(key).fields, fields);
+      copyFields(merged.get(key).fields, fields);
     });
     return merged;
   }
@@ -644,7 +696,7 @@
         return;
       }
       var m = board.metrics[node.i];
-      var raw = Object.assign({}, m.fields, entry.fields);
+      var raw = copyFields(copyFields({}, m.fields), entry.fields);
       st.metric[node.i] = parseMetric(board, raw, m.path, problems);
     });
     if (problems.length) return { errors: problems };
@@ -665,15 +717,17 @@
   function linearExtended(x, good, bad) {
     if (x !== x || good !== good || bad !== bad) return NaN;
     if (good === bad) return x === good ? 1 : 0;
-    var lower = good < bad;
-    var u = lower ? -x : x;
-    var g = lower ? -good : good;
-    var b = lower ? -bad : bad;
+    return good < bad ? linearHigher(-x, -good, -bad) : linearHigher(x, good, bad);
+  }
+
+  /** linearExtended oriented so that higher is better (g > b): at or beyond g 1, at or beyond
+   * b 0; strictly between, (u - b) / (g - b), whose limit is 1 when only b is infinite, 0 when
+   * only g is, 1/2 when both are (halves: g - b of two finite values may overflow). */
+  function linearHigher(u, g, b) {
     if (u >= g) return 1;
     if (u <= b) return 0;
     var gInf = !isFinite(g);
-    var bInf = !isFinite(b);
-    if (bInf) return gInf ? 0.5 : 1;
+    if (!isFinite(b)) return gInf ? 0.5 : 1;
     if (gInf) return 0;
     return (0.5 * u - 0.5 * b) / (0.5 * g - 0.5 * b);
   }
@@ -736,23 +790,62 @@
     else throw new Error("engine: no normaliser " + name);
   }
 
+  var PARAM_NAMES = ["good", "bad", "b", "c", "reference", "max_speedup"];
+
+  function numericParams(params) {
+    var p = {};
+    PARAM_NAMES.forEach(function (k) {
+      var v = params ? params[k] : undefined;
+      p[k] = typeof v === "number" ? v : NaN;
+    });
+    return p;
+  }
+
+  /** The normaliser ``name`` with resolved numeric ``params`` ({good, bad, b, c, reference,
+   * max_speedup}; absent or NaN = not set) on any raw values ``xs`` (e.g. a curve's x grid):
+   * a Float64Array of scores. */
+  function evaluate(name, params, xs) {
+    var x = Float64Array.from(xs);
+    var out = new Float64Array(x.length);
+    normaliseColumn(name, x, out, 0, x.length, numericParams(params));
+    return out;
+  }
+
+  /** The raw value at speed-up s: a run time reference / s, or s itself without reference. */
+  function atSpeedup(p, s) {
+    return isFinite(p.reference) ? p.reference / s : s;
+  }
+
+  /** The raw values worth marking on a normaliser's curve (Normaliser.curve_marks):
+   * [{label, x, kind: "good" | "bad" | "other"}], finite x only. */
+  function curveMarks(name, params) {
+    var p = numericParams(params);
+    var out;
+    if (name === "weibull_speedup") out = [{ label: "score 0.1", x: atSpeedup(p, p.c), kind: "other" }];
+    else if (name === "log_speedup") {
+      out = [
+        { label: "score 1", x: atSpeedup(p, p.max_speedup), kind: "good" },
+        { label: "score 0", x: atSpeedup(p, 1.0), kind: "bad" },
+      ];
+    } else {
+      out = [
+        { label: "good", x: p.good, kind: "good" },
+        { label: "bad", x: p.bad, kind: "bad" },
+      ];
+    }
+    return out.filter(function (m) { return isFinite(m.x); });
+  }
+
+  /** Metric column ``j``'s resolved parameters from a result ({name: number}, NaN = none). */
+  function metricParams(result, j) {
+    var p = {};
+    Object.keys(result.resolved).forEach(function (k) { p[k] = result.resolved[k][j]; });
+    return p;
+  }
+
   // ---------------------------------------------------------------------------------------
   // Data-driven thresholds (scoring.plan.resolve_threshold) and their warnings
   // ---------------------------------------------------------------------------------------
-
-  /** The normaliser ``name`` with numeric parameters ``params`` ({good, bad, ...}) at the raw
-   * values ``xs``: a Float64Array of scores (the curve's line; Python: ``apply_normaliser``). */
-  function normalise(name, xs, params) {
-    var x = Float64Array.from(xs);
-    var out = new Float64Array(x.length);
-    var p = {};
-    Object.keys(params || {}).forEach(function (k) {
-      var v = params[k];
-      p[k] = typeof v === "number" ? v : NaN;
-    });
-    normaliseColumn(name, x, out, 0, x.length, p);
-    return out;
-  }
 
   function resolveThreshold(board, spec, j, better) {
     var n = board.n;
@@ -819,12 +912,56 @@
     return { resolved: resolved, unscored: unscored, warnings: warnings };
   }
 
+  /** What a column's scores depend on besides its raw values: the normaliser, the resolved
+   * parameters and whether a threshold was left unresolved (one row of ``key.vals`` each). */
+  function columnKeys(board, st, rp) {
+    var names = Object.keys(rp.resolved).sort();
+    var width = names.length + 2;
+    var vals = new Float64Array(board.m * width);
+    for (var j = 0; j < board.m; j++) {
+      var row = j * width;
+      vals[row] = board.normaliserNames.indexOf(st.metric[j].norm.name);
+      vals[row + 1] = rp.unscored[j];
+      for (var k = 0; k < names.length; k++) vals[row + 2 + k] = rp.resolved[names[k]][j];
+    }
+    return { names: names.join("\n"), width: width, vals: vals };
+  }
+
+  function sameColumn(a, b, j) {
+    for (var k = j * a.width, end = k + a.width; k < end; k++) {
+      var x = a.vals[k];
+      var y = b.vals[k];
+      if (x !== y && (x === x || y === y)) return false;
+    }
+    return true;
+  }
+
+  /** Every metric column normalised: {scores, dirty (1 for each column computed again), base
+   * (the last matrix, which ``dirty`` is relative to; null the first time)}. The
+   * board keeps the last result: the columns whose normaliser and parameters are unchanged
+   * are copied, not computed again. */
   function normaliseAll(board, st, rp) {
     var n = board.n;
-    var out = new Float64Array(n * board.m);
+    var key = columnKeys(board, st, rp);
+    var last = board.lastNormalised;
+    var reuse = last && last.key.names === key.names;
+    var changed = [];
+    var dirty = new Uint8Array(board.m);
+    for (var c = 0; c < board.m; c++) {
+      if (!reuse || !sameColumn(key, last.key, c)) {
+        changed.push(c);
+        dirty[c] = 1;
+      }
+    }
+    var base = reuse ? last.scores : null; // the matrix ``dirty`` is relative to
+    board.lastNormalised = { key: key, scores: base };
+    // no change: the matrix is shared with the last result (read-only)
+    if (reuse && changed.length === 0) return { scores: base, dirty: dirty, base: base };
+    var out = reuse ? last.scores.slice() : new Float64Array(n * board.m);
     var names = Object.keys(rp.resolved);
     var p = {};
-    for (var j = 0; j < board.m; j++) {
+    for (var t = 0; t < changed.length; t++) {
+      var j = changed[t];
       var off = j * n;
       if (rp.unscored[j]) {
         out.fill(NaN, off, off + n);
@@ -833,7 +970,8 @@
       for (var k = 0; k < names.length; k++) p[names[k]] = rp.resolved[names[k]][j];
       normaliseColumn(st.metric[j].norm.name, board.raw, out, off, n, p);
     }
-    return out;
+    board.lastNormalised.scores = out;
+    return { scores: out, dirty: dirty, base: base };
   }
 
   // ---------------------------------------------------------------------------------------
@@ -862,71 +1000,133 @@
     return out || w;
   }
 
-  /** One group's weighted mean for every model; writes out/cov at column g. */
+  /** One group's weighted mean for every model; writes out/cov at column g. Under
+   * ``invalidate`` a missing child with weight > 0 makes the sum NaN (as in Python). */
   function groupMean(a, g, lo, hi) {
     var n = a.n;
+    var wts = a.w;
     var num = a.num.fill(0);
-    var wp = a.wp.fill(0);
-    var miss = a.miss.fill(0);
-    var cs = a.cs.fill(0);
+    var wp = a.wp;
+    var scores = a.scores;
+    var cover = a.childCov && a.cov ? a.cs.fill(0) : null;
+    var skip = a.skip[g];
     var wTotal = 0;
-    for (var j = lo; j < hi; j++) wTotal += a.w[j];
+    for (var j = lo; j < hi; j++) wTotal += wts[j];
+    if (skip) wp.fill(0);
     for (j = lo; j < hi; j++) {
-      var w = a.w[j];
+      var w = wts[j];
       if (w === 0) continue;
-      var off = j * n;
-      for (var i = 0; i < n; i++) {
-        var s = a.scores[off + i];
-        if (a.childCov) {
-          var c = a.childCov[off + i] * w;
-          if (c === c) cs[i] += c;
-        }
-        if (s !== s) {
-          miss[i] = 1;
-          continue;
-        }
-        num[i] += s * w;
-        wp[i] += w;
-      }
+      if (skip) addPresent(num, wp, scores, j * n, n, w);
+      else addAll(num, scores, j * n, n, w);
+      if (cover) addCoverage(cover, a.childCov, j * n, n, w);
     }
     finishGroup(a, g, wTotal);
   }
 
+  function addAll(num, scores, off, n, w) {
+    for (var i = 0; i < n; i++) num[i] += scores[off + i] * w;
+  }
+
+  function addPresent(num, wp, scores, off, n, w) {
+    for (var i = 0; i < n; i++) {
+      var s = scores[off + i];
+      if (s === s) {
+        num[i] += s * w;
+        wp[i] += w;
+      }
+    }
+  }
+
+  function addCoverage(cs, childCov, off, n, w) {
+    for (var i = 0; i < n; i++) {
+      var c = childCov[off + i] * w;
+      if (c === c) cs[i] += c;
+    }
+  }
+
+  /** The means (and coverage: the share of the group's weight used) from the sums. */
   function finishGroup(a, g, wTotal) {
     var n = a.n;
     var off = g * n;
     var skip = a.skip[g];
+    var out = a.out;
+    var num = a.num;
+    var wp = a.wp;
+    var i;
+    if (wTotal === 0) out.fill(NaN, off, off + n);
+    else if (skip) for (i = 0; i < n; i++) out[off + i] = wp[i] === 0 ? NaN : num[i] / wp[i];
+    else for (i = 0; i < n; i++) out[off + i] = num[i] / wTotal;
+    if (a.cov) groupCoverage(a, off, wTotal, skip);
+  }
+
+  /** The share of the group's weight used (0 for a missing mean, NaN for an empty group). */
+  function groupCoverage(a, off, wTotal, skip) {
+    var n = a.n;
+    var out = a.out;
+    var cov = a.cov;
+    var part = a.childCov ? a.cs : skip ? a.wp : null; // null: every weight present
     for (var i = 0; i < n; i++) {
-      var v;
-      if (wTotal === 0) v = NaN;
-      else if (skip) v = a.wp[i] === 0 ? NaN : a.num[i] / a.wp[i];
-      else v = a.miss[i] ? NaN : a.num[i] / wTotal;
-      a.out[off + i] = v;
-      if (!a.cov) continue;
-      if (wTotal === 0) a.cov[off + i] = NaN;
-      else if (v !== v) a.cov[off + i] = 0;
-      else a.cov[off + i] = (a.childCov ? a.cs[i] : a.wp[i]) / wTotal;
+      var v = out[off + i];
+      if (wTotal === 0) cov[off + i] = NaN;
+      else if (v !== v) cov[off + i] = 0;
+      else cov[off + i] = part ? part[i] / wTotal : 1;
     }
   }
 
   /** Weighted means of contiguous groups of children (column-major n x k scores). */
   function weightedMean(n, scores, w, starts, skip, childCov, needCov) {
-    var groups = starts.length;
-    var a = {
+    var a = meanState(n, scores, w, skip, childCov, needCov, starts.length, null);
+    var e = ends(starts, w.length);
+    for (var g = 0; g < starts.length; g++) groupMean(a, g, starts[g], e[g]);
+    return a;
+  }
+
+  /** The work arrays of weightedMean; the means (and coverage) start as a copy of ``last``'s
+   * when given (the groups that need it are computed again). */
+  function meanState(n, scores, w, skip, childCov, needCov, groups, last) {
+    return {
       n: n,
       scores: scores,
       w: w,
       skip: skip,
       childCov: childCov,
-      out: new Float64Array(n * groups),
-      cov: needCov ? new Float64Array(n * groups) : null,
+      out: last ? last.out.slice() : new Float64Array(n * groups),
+      cov: needCov ? (last ? last.cov.slice() : new Float64Array(n * groups)) : null,
       num: new Float64Array(n),
       wp: new Float64Array(n),
-      miss: new Uint8Array(n),
       cs: new Float64Array(n),
     };
-    var e = ends(starts, w.length);
-    for (var g = 0; g < groups; g++) groupMean(a, g, starts[g], e[g]);
+  }
+
+  /** Benchmark ``g`` scores as in the last scoring: same policy, same (shown) weights, none of
+   * its metric columns normalised again. */
+  function sameBench(last, wm, skip, dirty, g, lo, hi) {
+    if (last.skip[g] !== skip[g]) return false;
+    for (var j = lo; j < hi; j++) if (dirty[j] || last.w[j] !== wm[j]) return false;
+    return true;
+  }
+
+  /** The benchmark level (the largest mean: every metric cell). The board keeps the last one:
+   * only the benchmarks whose policy, weights or metric columns changed are averaged again. */
+  function benchLevel(board, plan, norm) {
+    var starts = board.metricStarts;
+    var wm = shownWeights(plan.wMetric, starts, plan.wBench);
+    var last = board.lastBench;
+    if (!last || last.needCov !== plan.needCov || last.scores !== norm.base) last = null;
+    var a = meanState(board.n, norm.scores, wm, plan.benchSkip, null, plan.needCov, starts.length, last);
+    var e = ends(starts, wm.length);
+    for (var g = 0; g < starts.length; g++) {
+      if (last && sameBench(last, wm, plan.benchSkip, norm.dirty, g, starts[g], e[g])) continue;
+      groupMean(a, g, starts[g], e[g]);
+    }
+    board.lastBench = {
+      w: Float64Array.from(wm),
+      skip: plan.benchSkip,
+      needCov: plan.needCov,
+      scores: norm.scores,
+      out: a.out,
+      cov: a.cov,
+    };
     return a;
   }
 
@@ -964,11 +1164,14 @@
     return true;
   }
 
+  /** Why each metric score (models x metrics, column-major) is missing: NO_DATA (no raw
+   * value) or NO_THRESHOLD (a threshold could not be resolved); computed on demand. */
   function metricReasons(board, ms) {
-    var codes = new Uint8Array(ms.length);
-    for (var k = 0; k < ms.length; k++) {
-      if (ms[k] === ms[k]) continue;
-      codes[k] = board.raw[k] !== board.raw[k] ? REASON.NO_DATA : REASON.NO_THRESHOLD;
+    var raw = board.raw;
+    var size = ms.length;
+    var codes = new Uint8Array(size);
+    for (var k = 0; k < size; k++) {
+      if (ms[k] !== ms[k]) codes[k] = raw[k] !== raw[k] ? REASON.NO_DATA : REASON.NO_THRESHOLD;
     }
     return codes;
   }
@@ -1091,11 +1294,10 @@
     };
   }
 
-  function aggregate(board, plan, ms) {
+  function aggregate(board, plan, norm) {
     var n = board.n;
-    var wm = shownWeights(plan.wMetric, board.metricStarts, plan.wBench);
     var wb = shownWeights(plan.wBench, board.benchStarts, plan.wCat);
-    var bench = weightedMean(n, ms, wm, board.metricStarts, plan.benchSkip, null, plan.needCov);
+    var bench = benchLevel(board, plan, norm);
     var cat = weightedMean(n, bench.out, wb, board.benchStarts, plan.catSkip, bench.cov, plan.needCov);
     var all = weightedMean(n, cat.out, plan.wCat, Int32Array.of(0), plan.overallSkip, cat.cov, plan.needCov);
     return { bench: bench, cat: cat, all: all };
@@ -1117,8 +1319,9 @@
     var n = board.n;
     var plan = compile(board, st);
     var rp = resolveParams(board, st);
-    var ms = normaliseAll(board, st, rp);
-    var agg = aggregate(board, plan, ms);
+    var norm = normaliseAll(board, st, rp);
+    var ms = norm.scores;
+    var agg = aggregate(board, plan, norm);
     var vet = findVetoes(board);
     var overall = agg.all.out;
     for (var i = 0; i < n; i++) if (vet.vetoed[i]) overall[i] = 0;
@@ -1139,7 +1342,7 @@
       tied: rk.tied,
       vetoed: vet.vetoed,
       vetoReasons: vet.why,
-      reasons: { metric: metricReasons(board, ms), bench: bcodes, cat: ccodes, overall: ocodes },
+      reasons: { bench: bcodes, cat: ccodes, overall: ocodes },
       resolved: rp.resolved,
       warnings: rp.warnings.concat(vet.warnings),
       errors: [],
@@ -1155,7 +1358,10 @@
     score: score,
     rankChange: rankChange,
     rankScores: rankScores,
-    normalise: normalise,
+    metricReasons: metricReasons,
+    evaluate: evaluate,
+    curveMarks: curveMarks,
+    metricParams: metricParams,
     applyChanges: applyChanges,
     decodeMatrix: decodeMatrix,
     fmtG: fmtG,

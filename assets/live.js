@@ -117,6 +117,7 @@
     var res = window.mplEngine.score(live.board, changes || {});
     if (res.errors && res.errors.length) return res.errors;
     live.res = res;
+    live.metricCodes = null; // made when a tooltip asks
     live.changes = changes || {};
     live.key = key;
     derive();
@@ -250,7 +251,8 @@
         return rs.bench ? at(rs.bench, i, j) : 0;
       case "s":
       case "r":
-        return rs.metric ? at(rs.metric, i, j) : 0;
+        if (!live.metricCodes) live.metricCodes = window.mplEngine.metricReasons(live.board, live.res.metric);
+        return at(live.metricCodes, i, j);
       default:
         return 0;
     }

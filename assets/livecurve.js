@@ -16,29 +16,6 @@
 
   var opts = { metric: "", xscale: "auto", digits: null };
 
-  // what a normaliser marks on the curve (normalisers.py Normaliser.curve_marks)
-  function atSpeedup(p, s) {
-    var ref = p.reference;
-    return typeof ref === "number" && isFinite(ref) ? ref / s : s;
-  }
-
-  function marksOf(normaliser, p, usesThresholds) {
-    if (normaliser === "weibull_speedup") {
-      return [{ label: "score 0.1", x: atSpeedup(p, p.c), kind: "other" }];
-    }
-    if (normaliser === "log_speedup") {
-      return [
-        { label: "score 1", x: atSpeedup(p, p.max_speedup), kind: "good" },
-        { label: "score 0", x: atSpeedup(p, 1.0), kind: "bad" },
-      ];
-    }
-    if (!usesThresholds) return [];
-    return [
-      { label: "good", x: p.good, kind: "good" },
-      { label: "bad", x: p.bad, kind: "bad" },
-    ].filter(function (m) { return typeof m.x === "number" && isFinite(m.x); });
-  }
-
   function paramsAt(res, j) {
     var out = {};
     for (var name in res.resolved || {}) {
@@ -90,7 +67,7 @@
       normaliser: name,
       logHint: !!decl.log_x,
       params: params,
-      marks: marksOf(name, params, decl.uses_thresholds !== false),
+      marks: E.curveMarks(name, params),
       unresolved: unresolved(live, metric, params, decl),
       models: b.models,
       names: live.names,
@@ -100,7 +77,7 @@
       xscale: opts.xscale,
       digits: opts.digits,
       band: null,
-      evaluate: function (xs) { return E.normalise(name, xs, params); },
+      evaluate: function (xs) { return E.evaluate(name, params, xs); },
       theme: theme(),
       defaults: { good: dflt.good, bad: dflt.bad },
     };

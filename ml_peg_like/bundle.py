@@ -66,7 +66,6 @@ def _param_decl(p: nz.ParamSpec) -> dict[str, Any]:
         "greater_than": p.greater_than,
         "model_ref": p.model_ref,
         "optional": p.optional,
-        "threshold": p.name in ("good", "bad"),
     }
 
 
@@ -78,6 +77,8 @@ def normaliser_decls() -> dict[str, dict[str, Any]]:
         norm = nz.get_normaliser(name)
         out[name] = {
             "uses_thresholds": norm.uses_thresholds,
+            # the thresholds (good, bad: a number, {model: NAME}, best or worst), then the others
+            "thresholds": [_param_decl(p) for p in norm.fields if p.name in ("good", "bad")],
             "params": [_param_decl(p) for p in norm.params],
             "editable": list(norm.editable),
             "log_x": bool(norm.log_x),
@@ -87,9 +88,7 @@ def normaliser_decls() -> dict[str, dict[str, Any]]:
 
 
 def _metric(path: str, column: str, m: Metric) -> dict[str, Any]:
-    fields = {
-        k: _json_value(v) for k, v in metric_to_dict(m).items() if k not in _TEXT_FIELDS
-    }
+    fields = {k: _json_value(v) for k, v in metric_to_dict(m).items() if k not in _TEXT_FIELDS}
     return {"name": m.name, "path": path, "column": column, "unit": m.unit or "", "fields": fields}
 
 

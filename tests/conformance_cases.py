@@ -125,6 +125,7 @@ def expected(defaults: mpl.Config, values: np.ndarray, models, changes) -> dict[
         "ranks": ranks,
         "tied": tied,
         "vetoed": [bool(v) for v in s.vetoed],
+        "vetoReasons": list(s.veto_reasons),
         "reasons": {
             "metric": _flat(agg.metric_reasons(values, s.metric_scores)),
             "bench": _flat(bcodes),
@@ -132,6 +133,12 @@ def expected(defaults: mpl.Config, values: np.ndarray, models, changes) -> dict[
             "overall": _flat(ocodes),
         },
         "resolved": _resolved(s),
+        # the columns whose scores need only + - / and comparisons: equal bit for bit in JS
+        "exact_columns": [
+            j
+            for j, (_c, _b, m) in enumerate(cfg.iter_metrics())
+            if m.normaliser in ("linear", "traffic_light")
+        ],
         "warnings": list(s.warnings),
     }
 
@@ -206,7 +213,10 @@ def random_config(rng, models: list[str]) -> dict[str, Any]:
                 "weight": float(rng.choice([0.0, 1.0, 1.0, 2.0])),
                 "metrics": metrics,
             }
-        cat: dict[str, Any] = {"weight": float(rng.choice([0.0, 1.0, 1.0, 3.0])), "benchmarks": benches}
+        cat: dict[str, Any] = {
+            "weight": float(rng.choice([0.0, 1.0, 1.0, 3.0])),
+            "benchmarks": benches,
+        }
         if rng.integers(0, 2):
             cat["missing"] = str(rng.choice(["skip", "invalidate"]))
         cats[f"C{c}"] = cat
@@ -245,12 +255,15 @@ def _random_change(rng, cfg: mpl.Config, models: list[str]) -> dict[str, Any]:
     if pick == 6:
         b = str(rng.choice(cfg.benchmark_names()))
         return {b: {"weight": 0}}
+    if pick == 7 and rng.integers(0, 2):  # refused: each problem named
+        bad = [{"weight": -2.5}, {"good": "x"}, {"weight": None}, {"b": 0}, {"better": "up"}]
+        return {p: bad[int(rng.integers(0, len(bad)))], "ghost/path": {"weight": 1}}
     if m.norm.uses_thresholds:
         return {p: {"good": round(float(rng.uniform(-3, 3)), 1), "bad": 7.5}}
     return {p: {"weight": 1.5}}
 
 
-def random_cases(seed: int = 20241126, n: int = 12) -> list[dict[str, Any]]:
+def random_cases(seed: int = 20241126, n: int = 60) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
     out = []
     for k in range(n):
@@ -266,6 +279,43 @@ def random_cases(seed: int = 20241126, n: int = 12) -> list[dict[str, Any]]:
         values = random_values(rng, n_models, len(cfg.metric_paths()))
         steps = [{}] + [_random_change(rng, cfg, models) for _ in range(6)]
         out.append(case(f"random {k}", cfg, values, steps, models=models))
+    return out
+
+
+#: values and fields for changes that are mostly refused: the messages must be Python's
+JUNK_VALUES = [
+    None, True, False, 0, -1, 1e308, 1.5, 2, 0.25, "", " ", "x", "1e3", "inf", "-nan", "0.5",
+    "1_000", "-3", "best", "worst", " Best ", [], [1], {}, {"model": "model 0"}, {"model": ""},
+    {"model": 3}, {"model": None}, {"a": 1}, "skip", "invalidate", "linear", "traffic_light",
+    "weibull_speedup", "log_speedup", "constructor", "__proto__", "toString",
+]  # fmt: skip
+JUNK_FIELDS = [
+    "good", "bad", "weight", "normaliser", "better", "b", "c", "reference", "max_speedup",
+    "missing", "unit", "description", "meta", "__proto__", "x",
+]  # fmt: skip
+
+
+def _junk_change(rng, paths: list[str]) -> dict[str, Any]:
+    pick = lambda seq: seq[int(rng.integers(0, len(seq)))]  # noqa: E731
+    out: dict[str, Any] = {}
+    for _ in range(int(rng.integers(1, 4))):
+        fields = {pick(JUNK_FIELDS): pick(JUNK_VALUES) for _ in range(int(rng.integers(1, 4)))}
+        out[pick(paths)] = pick(JUNK_VALUES) if rng.random() < 0.1 else fields
+    return out
+
+
+def junk_cases(seed: int = 7, n: int = 3, steps: int = 40) -> list[dict[str, Any]]:
+    """Random boards with random changes of any field to any value (refused, mostly)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(n):
+        models = [f"model {i}" for i in range(int(rng.integers(1, 8)))]
+        cfg = mpl.config_from_dict(random_config(rng, models))
+        values = random_values(rng, len(models), len(cfg.metric_paths()))
+        paths = ["", "nowhere", *cfg.metric_paths(), *cfg.category_names()]
+        paths += [*cfg.metric_columns(), *cfg.benchmark_names()]
+        changes = [_junk_change(rng, paths) for _ in range(steps)]
+        out.append(case(f"junk {k}", cfg, values, changes, models=models))
     return out
 
 
@@ -305,7 +355,7 @@ vetoes:
     below: -9
 """
 
-EDGE_MODELS = ["trivial", "a", "b", "c", "d", "e", "f"]
+EDGE_MODELS = ["trivial", "a", "b", 'c\'s "q"', "d", "e", "f"]
 EDGE_VALUES = [
     # both  ref   neg    z1   z2   up    down  w     wr    l
     [np.inf, 4.0, 0.0, 1.0, 0.0, 0.9, 0.1, 5.0, 3.0, 2.0],
@@ -325,6 +375,8 @@ EDGE_STEPS = [
     {"Linear/Zero": {"weight": 1}, "Zero/z1": {"weight": 2}},
     {"Lights/Speed/w": {"c": "1e3", "b": 0.25}, "Speed/l": {"max_speedup": 1e6, "reference": None}},
     {"Lights/TL/up": {"normaliser": "linear"}},
+    {"Inf/ref": {"bad": {"model": "d"}}},  # bad = inf: 1 - Err / inf = 1 (seed 002)
+    {"Inf/neg": {"good": 1e308, "bad": -1e308}},  # good - bad overflows
     # refused
     {"Linear/Inf/neg": {"good": "abc", "weight": -1}},
     {"Linear": {"weight": 0}, "Lights": {"weight": 0}},
@@ -333,10 +385,12 @@ EDGE_STEPS = [
     {"Speed/l": {"max_speedup": 1}, "Speed/w": {"c": 0, "good": 1}},
     {"Inf/neg": {"good": 5, "bad": 5}, "TL/up": {"better": "lower"}},
     {"Inf/neg": {"good": "best"}, "Lights": {"missing": "sometimes"}},
-    {"Inf/neg": {"normaliser": "cubic"}},
+    {"Inf/neg": {"normaliser": "cubic"}, "Inf/ref": {"normaliser": "constructor"}},
     {"Inf/neg": {"bad": {"model": "  "}}, "Inf/ref": {"good": None}},
     {"Inf/neg": {"weight": "inf"}, "Speed/wr": {"reference": "worst"}},
     {"Speed/w": {"c": [1, 2]}, "Inf/both": {"bad": {"model": "a", "x": 1}}},
+    {"Inf/neg": {"__proto__": {"weight": 0}, "good": " 1_5 "}, "Inf": "heavy"},
+    ["not", "a", "mapping"],
 ]
 
 
@@ -350,13 +404,12 @@ def seed_cases() -> list[dict[str, Any]]:
     board of the dashboard tests with every normaliser, the vetoes' example)."""
     import io
 
-    from browser_utils import SMALL_CONFIG, write_small_dataset  # noqa: F401
+    from browser_utils import COLUMNS, MODELS, SMALL_CONFIG, VALUES
+    from helpers_engine import raw_csv
     from test_scoring import ROWS, cfg_with
     from test_seed_examples import lips_config, lips_raw
     from test_vetoes import CONFIG as VETO_CONFIG
     from test_vetoes import RAW as VETO_RAW
-
-    from helpers_engine import raw_csv
 
     out = []
     cfg = lips_config()
@@ -382,11 +435,14 @@ def seed_cases() -> list[dict[str, Any]]:
     )
     hand = cfg_with()
     out.append(
-        case("hand tree", hand, raw_csv(hand, ROWS), [{}, {"": {"missing": "skip"}}, {"A": {"weight": 0}}])
+        case(
+            "hand tree",
+            hand,
+            raw_csv(hand, ROWS),
+            [{}, {"": {"missing": "skip"}}, {"A": {"weight": 0}}],
+        )
     )
     small = mpl.loads_config(SMALL_CONFIG)
-    from browser_utils import COLUMNS, MODELS, VALUES
-
     vals = np.array([[np.nan if v is None else v for v in VALUES[m]] for m in MODELS], dtype=float)
     assert [tuple(x) for x in small.metric_ids()] == COLUMNS
     out.append(
@@ -427,14 +483,56 @@ def converted_cases(anchors: Path, tmp: Path) -> list[dict[str, Any]]:
     out = []
     mlpeg = tmp / "mlpeg"
     args = ["ml-peg", str(anchors / "ml-peg" / "tables"), "--out", str(mlpeg)]
-    app, analysis = anchors / "ml-peg" / "configs" / "app", anchors / "ml-peg" / "configs" / "analysis"
+    app, analysis = (
+        anchors / "ml-peg" / "configs" / "app",
+        anchors / "ml-peg" / "configs" / "analysis",
+    )
     if app.is_dir() and analysis.is_dir():
         args += ["--app-config", str(app), "--thresholds", str(analysis)]
     if convert_main(args) == 0:
         cfg, raw = mpl.load_dataset(mlpeg)
         out.append(case("ML-PEG", cfg, raw, [{}, {"": {"missing": "skip"}}, *cfg.presets.values()]))
+    out.append(mlpeg_full_tree(anchors))
     mbd = tmp / "mbd"
-    if convert_main(["matbench-discovery", str(anchors / "matbench-discovery" / "models"), "--out", str(mbd)]) == 0:
+    if (
+        convert_main(
+            [
+                "matbench-discovery",
+                str(anchors / "matbench-discovery" / "models"),
+                "--out",
+                str(mbd),
+            ]
+        )
+        == 0
+    ):
         cfg, raw = mpl.load_dataset(mbd)
         out.append(case("Matbench Discovery", cfg, raw, [{}, {"": {"missing": "skip"}}]))
     return out
+
+
+def mlpeg_full_tree(anchors: Path, n_models: int = 30) -> dict[str, Any]:
+    """ML-PEG's whole tree (every benchmark of its analysis configs, its app configs' weights
+    and presets) with seeded values around each metric's thresholds, 5% missing, a few +-inf."""
+    from ml_peg_like.io.mlpeg import mlpeg_config_from_analysis
+
+    cfgs = anchors / "ml-peg" / "configs"
+    cfg = mpl.config_from_dict(mlpeg_config_from_analysis(cfgs / "analysis", cfgs / "app"))
+    rng = np.random.default_rng(339)
+    cols = [
+        m.bad + (m.good - m.bad) * rng.uniform(-0.3, 1.3, n_models)
+        for _c, _b, m in cfg.iter_metrics()
+    ]
+    x = np.column_stack(cols)
+    x[rng.random(x.shape) < 0.05] = np.nan
+    x[rng.random(x.shape) < 0.01] = np.inf
+    x[-1] = x[0]  # a tie
+    models = [f"mlip-{i:02d}" for i in range(n_models)]
+    path = cfg.metric_paths()[100]
+    m = cfg.node(path)
+    steps = [
+        {},
+        {"": {"missing": "skip"}},
+        {path: {"good": m.bad, "bad": m.good}},
+        *[dict(p) for p in cfg.presets.values()],
+    ]
+    return case("ML-PEG full tree", cfg, x, steps, models=models)

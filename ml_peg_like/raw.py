@@ -424,7 +424,7 @@ def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
         if len(data) >= rawcache.MIN_BYTES
         else None
     )
-    hit = rawcache.load(Path(source), key) if key else None
+    hit = rawcache.load(key) if key else None
     if hit is not None:
         models, ids, values, warnings = hit
         return RawData(models, ids, values, None, warnings)
@@ -432,7 +432,7 @@ def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
         _read_table(io.BytesIO(data), name), cfg, ignore_unknown=ignore_unknown, source=name
     )
     if key:
-        rawcache.store(Path(source), key, raw.models, raw.metric_ids, raw.values, raw.warnings)
+        rawcache.store(key, raw.models, raw.metric_ids, raw.values, raw.warnings)
     return raw
 
 

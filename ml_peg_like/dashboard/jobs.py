@@ -32,8 +32,6 @@ another process).
 from __future__ import annotations
 
 import atexit
-import hashlib
-import hmac
 import io
 import os
 import pickle
@@ -52,7 +50,9 @@ from ..private import (
     PrivateStateError,
     fresh_private_dir,
     private_dir,
+    seal,
     secret_from_env,
+    unseal,
 )
 
 __all__ = [
@@ -82,31 +82,24 @@ class UntrustedEntry(OSError):
 
 
 class SignedDisk(diskcache.Disk):
-    """Values pickled with an HMAC-SHA256 tag of the per-start secret in front; anything else
-    in the store (a raw pickle, a wrong tag, a pickled key) is refused before unpickling.
-    Subclass with :func:`signed_disk` (the secret is a class attribute: diskcache would store
+    """Values pickled with an HMAC-SHA256 tag of the per-start secret in front
+    (:func:`~ml_peg_like.private.seal`); anything else in the store (a raw pickle, a wrong
+    tag, a pickled key) is refused before unpickling. Subclass with :func:`signed_disk` (the secret is a class attribute: diskcache would store
     a ``disk_*`` setting in ``cache.db``)."""
 
     _secret: bytes = b""
-
-    def _tag(self, payload: bytes) -> bytes:
-        return hmac.new(self._secret, payload, hashlib.sha256).digest()
 
     def store(self, value, read, key=diskcache.core.UNKNOWN):
         if read:
             value = value.read()
         payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        return super().store(_MAGIC + self._tag(payload) + payload, False, key)
+        return super().store(seal(self._secret, payload, _MAGIC), False, key)
 
     def fetch(self, mode, filename, value, read):
         if mode not in (diskcache.core.MODE_RAW, diskcache.core.MODE_BINARY):
             raise UntrustedEntry("cache entry not written by this server")
-        blob = super().fetch(mode, filename, value, False)
-        if not isinstance(blob, bytes) or not blob.startswith(_MAGIC):
-            raise UntrustedEntry("cache entry not written by this server")
-        n = len(_MAGIC)
-        tag, payload = blob[n : n + 32], blob[n + 32 :]
-        if not self._secret or not hmac.compare_digest(tag, self._tag(payload)):
+        payload = unseal(self._secret, super().fetch(mode, filename, value, False), _MAGIC)
+        if payload is None:
             raise UntrustedEntry("cache entry not signed by this server")
         obj = pickle.loads(payload)
         return io.BytesIO(obj) if read and isinstance(obj, bytes) else obj

@@ -31,13 +31,7 @@ from collections.abc import Callable, Iterable
 from importlib.util import find_spec
 from pathlib import Path
 
-from .private import (
-    PrivateStateError,
-    check_private_dir,
-    private_dir,
-    user_cache_dir,
-    write_private,
-)
+from .private import PrivateStateError, open_user_dir, user_cache_dir
 from .resources import assets_dir
 
 #: sent with every response: no MIME sniffing, never framed (clickjacking), no referrer to
@@ -60,13 +54,17 @@ BOOT_HEADER = "X-Mpl-Boot"
 HOLD_S = 300.0
 #: kept pages (the newest; one per data set and options)
 MAX_PAGES = 8
+#: their directory in the user's cache directory
+PAGES = "pages"
+#: a kept page larger than this is not one this server wrote (refused)
+MAX_PAGE_BYTES = 64 * 1024 * 1024
 
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
 
 
 def pages_dir() -> Path:
     """Where the kept pages live: ``pages/`` in the user's private cache directory."""
-    return user_cache_dir() / "pages"
+    return user_cache_dir() / PAGES
 
 
 def _stat(path: Path) -> str:
@@ -116,12 +114,13 @@ def page_key(data: Iterable[str | os.PathLike | None], options: dict) -> str:
 
 
 def kept_page(key: str) -> bytes | None:
-    """The page kept under ``key`` in the private cache, or None (none, or a directory that is
-    not private: :func:`~ml_peg_like.private.check_private_dir` refuses it)."""
-    d = pages_dir()
+    """The page kept under ``key`` in the private cache, or None: none kept, or refused — the
+    cache directory and ``pages/`` are opened as checked handles and the page relative to them
+    (``private.open_user_dir``: this user's, 0700, no symlink; the file this user's, regular,
+    0600), so nothing is read by a path someone could swap after the check."""
     try:
-        check_private_dir(d)
-        return (d / f"page-{key}.html").read_bytes()
+        with open_user_dir(PAGES, create=False) as d:
+            return d.read(f"page-{key}.html", MAX_PAGE_BYTES)
     except (OSError, PrivateStateError):
         return None
 
@@ -130,12 +129,13 @@ def keep_page(key: str, page: bytes) -> Path | None:
     """Keep ``page`` under ``key`` (0600 in a 0700 directory), the :data:`MAX_PAGES` newest;
     None when the private cache cannot be used."""
     try:
-        d = private_dir(pages_dir())
-        out = write_private(d / f"page-{key}.html", page)
-        pages = sorted(d.glob("page-*.html"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-        for old in pages[MAX_PAGES:]:
-            old.unlink(missing_ok=True)
-        return out
+        with open_user_dir(PAGES) as d:
+            out = d.write(f"page-{key}.html", page)
+            pages = [n for n in d.names() if n.startswith("page-") and n.endswith(".html")]
+            pages.sort(key=d.mtime_ns, reverse=True)
+            for old in pages[MAX_PAGES:]:
+                d.remove(old)
+            return out
     except (OSError, PrivateStateError):
         return None
 

@@ -130,6 +130,35 @@ def test_kept_pages_are_private_and_bounded(cache):
     assert keep_page("k99", b"x") is None
 
 
+def test_a_kept_page_is_read_only_through_checked_handles(cache, tmp_path):
+    """The cache directory itself (the parent of ``pages/``) is checked, and the page is opened
+    relative to the checked ``pages/`` (no symlink, this user's, 0600)."""
+    keep_page("k1", b"<p>mine</p>")
+    page = pages_dir() / "page-k1.html"
+    os.chmod(cache, 0o757)  # the parent open to others: someone could swap pages/ inside it
+    assert kept_page("k1") is None
+    os.chmod(cache, 0o700)
+    assert kept_page("k1") == b"<p>mine</p>"
+    os.chmod(page, 0o644)  # a page someone else could have read (or made)
+    assert kept_page("k1") is None
+    os.chmod(page, 0o600)
+    planted = tmp_path / "planted.html"
+    planted.write_bytes(b"<p>planted</p>")
+    os.chmod(planted, 0o600)
+    page.unlink()
+    page.symlink_to(planted)  # the page a symlink to a file elsewhere
+    assert kept_page("k1") is None
+    page.unlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    (elsewhere / "page-k1.html").write_bytes(b"<p>planted</p>")
+    os.chmod(elsewhere / "page-k1.html", 0o600)
+    os.rmdir(pages_dir())
+    pages_dir().symlink_to(elsewhere)  # pages/ a symlink to a directory elsewhere
+    assert kept_page("k1") is None
+    assert keep_page("k1", b"x") is None
+
+
 def test_the_page_key_follows_the_data_and_the_options(tmp_path):
     data = tmp_path / "data"
     data.mkdir()

@@ -34,7 +34,6 @@ import hmac
 import os
 import secrets
 import stat
-import tempfile
 from pathlib import Path
 
 from .errors import MlPegLikeError
@@ -44,7 +43,6 @@ __all__ = [
     "PrivateDir",
     "PrivateStateError",
     "check_private_dir",
-    "fresh_private_dir",
     "open_private_dir",
     "open_user_dir",
     "private_dir",
@@ -341,11 +339,6 @@ def private_dir(path: str | os.PathLike) -> Path:
     """Create ``path`` mode 0700 (missing parents too, 0700), or check an existing one."""
     open_private_dir(path, create=True).close()
     return Path(path)
-
-
-def fresh_private_dir(prefix: str = "ml-peg-like-") -> Path:
-    """A new private directory with an unpredictable name in the temporary directory."""
-    return check_private_dir(tempfile.mkdtemp(prefix=prefix))
 
 
 def write_private(path: str | os.PathLike, data: bytes) -> Path:

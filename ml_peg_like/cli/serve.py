@@ -6,6 +6,8 @@ import argparse
 import ctypes
 import gc
 import os
+import signal
+import threading
 
 from ..raw import load_dataset
 from ..resources import demo_dir
@@ -97,7 +99,20 @@ def early_server(args) -> tuple[object | None, str | None]:
     return server, key
 
 
+def exit_on_term() -> None:
+    """SIGTERM ends the server as Ctrl-C does: by an exception in the main thread, so the exit
+    handlers run (they remove the start's private job cache). Gunicorn (``--workers`` > 1)
+    installs its own handlers, and exits the same way."""
+
+    def _exit(signum, _frame):
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _exit)
+
+
 def run(args) -> int:
+    exit_on_term()
     early, key = early_server(args)
     # the start makes ~10^5 objects that live as long as the server, in ~1 s of imports: with
     # the collector on, Python walks them again and again (~10 % of the start). It is off until

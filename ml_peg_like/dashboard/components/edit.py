@@ -43,6 +43,7 @@ from ..state import (
     decode_filters,
     effective_changes,
     encode_changes,
+    filter_problem,
     filtered_models,
     make_query,
     node_value,
@@ -173,6 +174,14 @@ def first_metric(cfg: Config, view: str) -> str:
     if node is None or not hasattr(node, "metrics"):
         return ""
     return f"{cfg.full_path(view)}/{node.metrics[0].name}"
+
+
+def filter_status(shown: Any, text: str | None) -> Any:
+    """``shown``, or when it says nothing and the link's model filter is unreadable, why."""
+    unread = filter_problem(text)
+    if unread and shown is no_update:
+        return status(f"The model filter in the link was ignored: {unread}", "err")
+    return shown
 
 
 def register(
@@ -382,6 +391,7 @@ def register(
             sel = explore_view.from_query(cache, q, out)
             rewrite = True
             linked = decode_filters(q.get(Q_FILTER), cache.models, cache.attr_options)
+            shown = filter_status(shown, q.get(Q_FILTER))
             if linked != filters:
                 filters = linked
                 out["picks"] = linked.get(ids.FILTER_PICKS) or None

@@ -452,24 +452,39 @@ def load_models(source) -> pd.DataFrame:
     return df.set_index("model")
 
 
+def _dataset_paths(path, raw_path=None) -> tuple[Path, Path | None, Path | None]:
+    """(config file, raw metrics, models.csv or None) that :func:`load_dataset` reads."""
+    p = Path(path)
+    if p.is_dir():
+        return (
+            p / "config.yml",
+            Path(raw_path) if raw_path else p / "raw_metrics.csv",
+            p / "models.csv",
+        )
+    if raw_path is None:
+        return p, None, None
+    raw_p = Path(raw_path)
+    return p, raw_p, raw_p.parent / "models.csv" if raw_p.is_file() else None
+
+
+def dataset_files(path, raw_path=None) -> list[Path]:
+    """Every file :func:`load_dataset` reads for ``(path, raw_path)``, present or not yet (a
+    models.csv that appears changes the data too): what a key of the loaded data must cover."""
+    cfg, raw_p, models_csv = _dataset_paths(path, raw_path)
+    if raw_p is not None and raw_p.is_dir():
+        raw_p = raw_p / "raw_metrics.csv"  # as load_raw reads it
+    return [f for f in (cfg, raw_p, models_csv) if f is not None]
+
+
 def load_dataset(path, raw_path=None, *, ignore_unknown: bool = False) -> tuple[Config, RawData]:
     """(config, raw data) from ``CONFIG RAW`` or from a directory with config.yml and
     raw_metrics.csv (and optional models.csv, whose columns become model attributes)."""
-    p = Path(path)
-    models_csv = None
-    if p.is_dir():
-        cfg = load_config(p / "config.yml")
-        raw_p = Path(raw_path) if raw_path else p / "raw_metrics.csv"
-        models_csv = p / "models.csv"
-    else:
-        cfg = load_config(p)
-        if raw_path is None:
-            raise DataError(
-                [Problem(str(p), "give the raw metrics CSV too (or a dataset directory)")]
-            )
-        raw_p = Path(raw_path)
-        cand = raw_p.parent / "models.csv"
-        models_csv = cand if raw_p.is_file() else None
+    cfg_p, raw_p, models_csv = _dataset_paths(path, raw_path)
+    cfg = load_config(cfg_p)
+    if raw_p is None:
+        raise DataError(
+            [Problem(str(path), "give the raw metrics CSV too (or a dataset directory)")]
+        )
     raw = load_raw(raw_p, cfg, ignore_unknown=ignore_unknown)
     if models_csv is not None and models_csv.is_file():
         attrs = load_models(models_csv)

@@ -184,6 +184,37 @@ def test_the_page_key_follows_the_data_and_the_options(tmp_path):
         os.utime(loader, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
+def test_the_page_key_covers_every_file_the_loader_reads(tmp_path):
+    """``serve CONFIG RAW``: the models.csv beside RAW is read too (its columns are the models'
+    attributes), so adding or changing it gives another key (the kept page is not tried)."""
+    from ml_peg_like.raw import dataset_files, load_dataset
+
+    cfg, raw = tmp_path / "c.yml", tmp_path / "data" / "raw.csv"
+    raw.parent.mkdir()
+    cfg.write_text(
+        "title: t\ncategories:\n  C:\n    benchmarks:\n      B:\n        metrics:\n"
+        "          m: {good: 1, bad: 0}\n",
+        encoding="utf-8",
+    )
+    raw.write_text("model,B/m\nA,0.5\nZ,0.25\n", encoding="utf-8")
+    models = raw.parent / "models.csv"
+    assert dataset_files(cfg, raw) == [cfg, raw, models]
+    assert dataset_files(tmp_path / "data", None) == [
+        tmp_path / "data" / "config.yml",
+        tmp_path / "data" / "raw_metrics.csv",
+        tmp_path / "data" / "models.csv",
+    ]
+    key = page_key(dataset_files(cfg, raw), {})
+    models.write_text("model,display_name\nA,Alpha\n", encoding="utf-8")
+    assert load_dataset(cfg, raw)[1].attributes.at["A", "display_name"] == "Alpha"  # read
+    key2 = page_key(dataset_files(cfg, raw), {})
+    assert key2 != key
+    st = models.stat()
+    models.write_text("model,display_name\nA,Beta!\n", encoding="utf-8")
+    os.utime(models, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert page_key(dataset_files(cfg, raw), {}) not in (key, key2)
+
+
 @pytest.mark.browser
 def test_a_kept_page_out_of_date_is_shown_then_the_app_takes_over(tmp_path):
     """The kept page names a model that is not in the data any more and carries an old Dash

@@ -9,7 +9,7 @@ import os
 import signal
 import threading
 
-from ..raw import load_dataset
+from ..raw import dataset_files, load_dataset
 from ..resources import demo_dir
 from .common import BROKER_HELP, add_data_args, integer_in, redis_url
 
@@ -93,7 +93,7 @@ def early_server(args) -> tuple[object | None, str | None]:
         "always_deltas": args.always_deltas,
         "broker": bool(args.broker),
     }
-    key = page_key([args.config or demo_dir(), args.raw], options)
+    key = page_key(dataset_files(args.config or demo_dir(), args.raw), options)
     server = EarlyServer(args.host, args.port, kept_page(key)).start()
     print(f"ml-peg-like: listening on http://{args.host}:{server.port}/", flush=True)
     return server, key

@@ -12,6 +12,7 @@ metric, and :attr:`RawData.values` holds the mean of each model's present instan
 
 from __future__ import annotations
 
+import csv
 import io
 import math
 import os
@@ -24,13 +25,18 @@ import numpy as np
 from . import rawcache
 from .config import Config, ModelRef, load_config
 from .errors import DataError, Problem
-from .files import megabytes, read_limited
+from .files import file_kind, megabytes, read_limited
 from .lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 MISSING_TOKENS = {"", "nan", "na", "n/a", "null", "none"}
 MAX_REPORTED = 25
+#: the most columns of a table read (models.csv: a model column and attribute columns)
+MAX_COLUMNS = 10_000
+MAX_MODEL_COLUMNS = 1_000
+#: a raw CSV may have this many columns beyond one per metric of the config
+MAX_EXTRA_COLUMNS = 2_000
 #: the largest raw CSV (or models.csv) read, in MB, unless the environment variable
 #: :data:`MAX_RAW_ENV` says otherwise (an ML-PEG-scale raw CSV is well under 1 MB)
 MAX_RAW_MB = 256
@@ -132,10 +138,22 @@ def max_raw_bytes() -> int:
     return int(mb * 2**20)
 
 
-def _read_table(source, what: str) -> pd.DataFrame:
+def _check_width(text: str, name: str, max_columns: int) -> None:
+    """Refuse a table whose header has more than ``max_columns`` fields, before pandas parses
+    it (a 1 MB file of 100,000 columns costs pandas ~20 s and ~400 MB)."""
+    first = text[: text.find("\n") + 1 or len(text)]
+    n = next(csv.reader(io.StringIO(first)), []).__len__()
+    if n > max_columns:
+        raise DataError(
+            [Problem(f"{name}:1", f"{n:,} columns, more than the {max_columns:,} read: refused")]
+        )
+
+
+def _read_table(source, what: str, max_columns: int = MAX_COLUMNS) -> pd.DataFrame:
     """Read a CSV as text cells (UTF-8, with or without BOM); errors name the file and line.
 
-    A path must be a regular file of at most :func:`max_raw_bytes` (checked before reading)."""
+    A path must be a regular file of at most :func:`max_raw_bytes` (checked before reading);
+    a table of more than ``max_columns`` columns is refused before it is parsed."""
     name = str(source) if not hasattr(source, "read") else what
     limit = max_raw_bytes()
     if hasattr(source, "read"):
@@ -159,6 +177,7 @@ def _read_table(source, what: str) -> pd.DataFrame:
         text = data.lstrip("\ufeff")
     if not text.strip():
         raise DataError([Problem(name, "the file is empty")])
+    _check_width(text, name, max_columns)
     try:
         # header=None: a row with more fields than the header is an error with its line
         # (with a header, pandas would silently turn the extra fields into an index)
@@ -366,6 +385,22 @@ def _instance_blocks(mat, sel, codes, j_idx, inst, values, ids) -> dict:
     return blocks
 
 
+def _unknown_columns(unknown, source, ignore_unknown, problems, warnings) -> None:
+    """The first :data:`MAX_REPORTED` unknown columns named, then how many more."""
+    for c in unknown[:MAX_REPORTED]:
+        msg = f"unknown column {c!r} (expected Benchmark/Metric)"
+        if ignore_unknown:
+            warnings.append(f"{source}:1: {msg} (skipped)")
+        else:
+            problems.append(Problem(f"{source}:1", msg))
+    if len(unknown) > MAX_REPORTED:
+        extra = f"... and {len(unknown) - MAX_REPORTED:,} more unknown columns"
+        if ignore_unknown:
+            warnings.append(f"{source}:1: {extra} (skipped)")
+        else:
+            problems.append(Problem(f"{source}:1", extra))
+
+
 def _from_wide(df, model_col, cfg, ignore_unknown, source) -> RawData:
     problems: list[Problem] = []
     warnings: list[str] = []
@@ -383,29 +418,32 @@ def _from_wide(df, model_col, cfg, ignore_unknown, source) -> RawData:
             Problem(f"{source}:{lines[k]}", f"duplicate row for model {model.iloc[k]!r}")
         )
     used = []
+    unknown: list[str] = []
     seen_cols: set[tuple[str, str]] = set()
     for c in df.columns:
         if c == model_col or c.lower() == "category":
             continue
         mid = lookup.get(c)
         if mid is None:
-            msg = f"unknown column {c!r} (expected Benchmark/Metric)"
-            if ignore_unknown:
-                warnings.append(f"{source}:1: {msg} (skipped)")
-            else:
-                problems.append(Problem(f"{source}:1", msg))
+            unknown.append(c)
             continue
         if mid in seen_cols:
             problems.append(Problem(f"{source}:1", f"duplicate column for {mid[0]}/{mid[1]}"))
             continue
         seen_cols.add(mid)
         used.append((c, col_of[mid]))
+    _unknown_columns(unknown, source, ignore_unknown, problems, warnings)
     mat = np.full((len(df), len(ids)), np.nan)
     for c, j in used:
         mat[:, j] = _parse_values(df[c], lines, f"{source} column {c!r}", problems, warnings)
     if problems:
         raise DataError(problems)
     return RawData(tuple(model.tolist()), tuple(ids), mat, None, warnings)
+
+
+def _raw_width(cfg: Config) -> int:
+    """The most columns a raw CSV may have: one per metric (wide) and room for others."""
+    return len(cfg.metric_ids()) + MAX_EXTRA_COLUMNS
 
 
 def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
@@ -416,7 +454,10 @@ def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
         name = str(source)
     if hasattr(source, "read"):
         return raw_from_frame(
-            _read_table(source, name), cfg, ignore_unknown=ignore_unknown, source=name
+            _read_table(source, name, _raw_width(cfg)),
+            cfg,
+            ignore_unknown=ignore_unknown,
+            source=name,
         )
     data = read_limited(source, max_raw_bytes(), error=DataError)
     key = (
@@ -429,7 +470,10 @@ def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
         models, ids, values, warnings = hit
         return RawData(models, ids, values, None, warnings)
     raw = raw_from_frame(
-        _read_table(io.BytesIO(data), name), cfg, ignore_unknown=ignore_unknown, source=name
+        _read_table(io.BytesIO(data), name, _raw_width(cfg)),
+        cfg,
+        ignore_unknown=ignore_unknown,
+        source=name,
     )
     if key:
         rawcache.store(key, raw.models, raw.metric_ids, raw.values, raw.warnings)
@@ -439,7 +483,7 @@ def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
 def load_models(source) -> pd.DataFrame:
     """Model attributes from CSV: a ``model`` column, then attribute columns (text)."""
     name = str(source)
-    df = _read_table(source, name)
+    df = _read_table(source, name, MAX_MODEL_COLUMNS)
     cols = {c.lower(): c for c in df.columns}
     if "model" not in cols:
         raise DataError([Problem(f"{name}:1", "expected a 'model' column")])
@@ -486,9 +530,13 @@ def load_dataset(path, raw_path=None, *, ignore_unknown: bool = False) -> tuple[
             [Problem(str(path), "give the raw metrics CSV too (or a dataset directory)")]
         )
     raw = load_raw(raw_p, cfg, ignore_unknown=ignore_unknown)
-    if models_csv is not None and models_csv.is_file():
-        attrs = load_models(models_csv)
-        raw.attributes = attrs.reindex(list(raw.models))
+    if models_csv is None or not os.path.lexists(models_csv):
+        return cfg, raw
+    kind = file_kind(models_csv)
+    if kind is None:
+        raw.attributes = load_models(models_csv).reindex(list(raw.models))
+    else:
+        raw.warnings.append(f"{models_csv}: {kind}, not a regular file: model attributes not read")
     return cfg, raw
 
 

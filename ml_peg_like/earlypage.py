@@ -43,6 +43,9 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "frame-ancestors 'none'",
     "Referrer-Policy": "same-origin",
 }
+#: the ``Server`` header of the single-process server (werkzeug's names werkzeug's and
+#: Python's versions)
+SERVER_NAME = "ml-peg-like"
 #: the ``<template>`` that holds the page's scripts until ``assets/loader.js`` adds them
 #: (``dashboard/firstpage.py``)
 SCRIPTS_HOLDER = "mpl-scripts"
@@ -146,6 +149,34 @@ def mark_early(page: bytes) -> bytes:
     return page.replace(holder, holder + f" {EARLY_ATTR}".encode(), 1)
 
 
+def request_handler():
+    """werkzeug's request handler, with :data:`SERVER_NAME` as the ``Server`` header and the
+    security headers on every response, also those the HTTP server writes itself before any
+    application runs (400 malformed request, 414 URI too long, 431 headers too large)."""
+    from werkzeug.serving import WSGIRequestHandler
+
+    class Handler(WSGIRequestHandler):
+        def version_string(self) -> str:
+            return SERVER_NAME
+
+        def send_response_only(self, code, message=None) -> None:
+            self.mpl_sent: set[str] = set()
+            super().send_response_only(code, message)
+
+        def send_header(self, keyword, value) -> None:
+            getattr(self, "mpl_sent", set()).add(keyword.lower())
+            super().send_header(keyword, value)
+
+        def end_headers(self) -> None:
+            sent = getattr(self, "mpl_sent", set())
+            for name, value in SECURITY_HEADERS.items():
+                if name.lower() not in sent:
+                    super().send_header(name, value)
+            super().end_headers()
+
+    return Handler
+
+
 class EarlyServer:
     """A threaded WSGI server listening from the start, answering as the module says."""
 
@@ -155,7 +186,9 @@ class EarlyServer:
         self.page = mark_early(page) if page is not None else None
         self.app: WSGIApp | None = None
         self.ready = threading.Event()
-        self.server = make_server(host, port, self, threaded=True)
+        self.server = make_server(
+            host, port, self, threaded=True, request_handler=request_handler()
+        )
         self.port = self.server.server_port
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

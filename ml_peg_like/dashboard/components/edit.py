@@ -40,10 +40,8 @@ from ..state import (
     clean_changes,
     clean_filters,
     decode_changes,
-    decode_filters,
     effective_changes,
     encode_changes,
-    filter_problem,
     filtered_models,
     make_query,
     node_value,
@@ -72,7 +70,7 @@ from .sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
 from .sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
 from .sensitivity import Sensitivity, click_edit
 from .sensitivity import labels as whatif_labels
-from .status import problem_text, status, threshold_status
+from .status import linked_filters, problem_text, status, threshold_status
 from .viewstate import apply_sort, effective_sort, sort_text
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
@@ -174,14 +172,6 @@ def first_metric(cfg: Config, view: str) -> str:
     if node is None or not hasattr(node, "metrics"):
         return ""
     return f"{cfg.full_path(view)}/{node.metrics[0].name}"
-
-
-def filter_status(shown: Any, text: str | None) -> Any:
-    """``shown``, or when it says nothing and the link's model filter is unreadable, why."""
-    unread = filter_problem(text)
-    if unread and shown is no_update:
-        return status(f"The model filter in the link was ignored: {unread}", "err")
-    return shown
 
 
 def register(
@@ -390,8 +380,7 @@ def register(
             page = explore_view.page_of(q.get(Q_VIEW))
             sel = explore_view.from_query(cache, q, out)
             rewrite = True
-            linked = decode_filters(q.get(Q_FILTER), cache.models, cache.attr_options)
-            shown = filter_status(shown, q.get(Q_FILTER))
+            linked, shown = linked_filters(q.get(Q_FILTER), cache, shown)
             if linked != filters:
                 filters = linked
                 out["picks"] = linked.get(ids.FILTER_PICKS) or None

@@ -62,6 +62,14 @@ PAGES = "pages"
 #: a kept page larger than this is not one this server wrote (refused)
 MAX_PAGE_BYTES = 64 * 1024 * 1024
 
+#: connections the single-process server serves at once (a browser keeps ~6 open); a further
+#: one waits :data:`BUSY_WAIT_S` for a free slot, then gets a 503
+MAX_CONNECTIONS = 256
+BUSY_WAIT_S = 5.0
+#: a connection that sends nothing for this long (seconds) is closed: an idle keep-alive, or a
+#: client that stopped sending in the middle of its request
+READ_TIMEOUT_S = 20.0
+
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
 
 
@@ -156,6 +164,8 @@ def request_handler():
     from werkzeug.serving import WSGIRequestHandler
 
     class Handler(WSGIRequestHandler):
+        timeout = READ_TIMEOUT_S  # socketserver sets it on the connection's socket
+
         def version_string(self) -> str:
             return SERVER_NAME
 
@@ -177,18 +187,54 @@ def request_handler():
     return Handler
 
 
+def _busy(request) -> None:
+    """Answer a connection beyond :data:`MAX_CONNECTIONS` with a short 503."""
+    head = ["HTTP/1.1 503 Service Unavailable", f"Server: {SERVER_NAME}", "Retry-After: 5",
+            "Content-Length: 0", "Connection: close"]  # fmt: skip
+    head += [f"{k}: {v}" for k, v in SECURITY_HEADERS.items()]
+    try:
+        request.settimeout(1.0)
+        request.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
+    except OSError:
+        pass
+
+
+def make_bounded_server(host: str, port: int, app: WSGIApp):
+    """werkzeug's threaded server serving at most :data:`MAX_CONNECTIONS` connections at once
+    (one thread each), each closed after :data:`READ_TIMEOUT_S` of silence."""
+    from werkzeug.serving import ThreadedWSGIServer
+
+    class BoundedServer(ThreadedWSGIServer):
+        def process_request(self, request, client_address):
+            if not self.slots.acquire(timeout=BUSY_WAIT_S):
+                _busy(request)
+                self.shutdown_request(request)
+                return
+            try:
+                super().process_request(request, client_address)
+            except BaseException:
+                self.slots.release()
+                raise
+
+        def process_request_thread(self, request, client_address):
+            try:
+                super().process_request_thread(request, client_address)
+            finally:
+                self.slots.release()
+
+    server = BoundedServer(host, port, app, request_handler())
+    server.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+    return server
+
+
 class EarlyServer:
     """A threaded WSGI server listening from the start, answering as the module says."""
 
     def __init__(self, host: str, port: int, page: bytes | None = None):
-        from werkzeug.serving import make_server
-
         self.page = mark_early(page) if page is not None else None
         self.app: WSGIApp | None = None
         self.ready = threading.Event()
-        self.server = make_server(
-            host, port, self, threaded=True, request_handler=request_handler()
-        )
+        self.server = make_bounded_server(host, port, self)
         self.port = self.server.server_port
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

@@ -164,6 +164,20 @@ def test_default_cache_dir_is_fresh_and_private(tmp_path, dataset, monkeypatch):
     assert not (tmp_path / "pwned").exists()
 
 
+def test_without_a_usable_cache_dir_the_job_dir_is_a_fresh_temporary_one(tmp_path, monkeypatch):
+    monkeypatch.setenv(jobs.CACHE_DIR_ENV, str(tmp_path / "file" / "cache"))
+    (tmp_path / "file").write_text("not a directory")
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    with pytest.warns(RuntimeWarning, match=r"job cache in the temporary directory: .*file"):
+        d = jobs.fresh_jobs_dir()
+    assert d.parent == tmp_path / "tmp" and d.name.startswith("ml-peg-like-run-")
+    assert d.stat().st_mode & 0o777 == 0o700
+
+
 def test_a_killed_starts_job_dir_is_removed_by_the_next(tmp_path, dataset, monkeypatch):
     monkeypatch.delenv(jobs.BROKER_ENV, raising=False)
     monkeypatch.setenv(jobs.CACHE_DIR_ENV, str(tmp_path / "cache"))

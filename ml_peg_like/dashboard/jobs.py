@@ -40,6 +40,7 @@ import secrets
 import shutil
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -365,11 +366,21 @@ def _remove_leftovers(d: PrivateDir) -> None:
 
 def fresh_jobs_dir() -> Path:
     """A new 0700 directory for this start's job cache, with an unpredictable name, in
-    ``jobs/`` of the user's private cache directory (never in the shared temporary directory);
-    leftovers of starts that are gone are removed first."""
-    with open_user_dir(JOBS_DIR) as d:
-        _remove_leftovers(d)
-        path = tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=d.path)
+    ``jobs/`` of the user's private cache directory; leftovers of starts that are gone are
+    removed first. When that directory cannot be made (a service account without a home),
+    one in the temporary directory (``mkdtemp``: as private, but a killed start's stays), and
+    a warning that says why."""
+    try:
+        with open_user_dir(JOBS_DIR) as d:
+            _remove_leftovers(d)
+            path = tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=d.path)
+    except (OSError, PrivateStateError) as exc:
+        warnings.warn(
+            f"job cache in the temporary directory: {exc} (set {CACHE_ENV})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        path = tempfile.mkdtemp(prefix="ml-peg-like-run-")
     return check_private_dir(path)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-
 #: the most problems listed one by one in a message (the rest are counted)
 MAX_LINES = 50
 

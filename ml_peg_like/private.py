@@ -232,8 +232,12 @@ class PrivateDir:
         target, kw = self._at(tmp)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY
         fd = os.open(target, flags, 0o600, **kw)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+        except OSError:
+            self.remove(tmp)  # a full disk leaves no partial file behind
+            raise
         return tmp
 
     def write(self, name: str, data: bytes) -> Path:
@@ -241,10 +245,14 @@ class PrivateDir:
         tmp = self._write_tmp(data)
         src, kw = self._at(tmp)
         dst, _ = self._at(name)
-        if kw:
-            os.replace(src, dst, src_dir_fd=self.fd, dst_dir_fd=self.fd)
-        else:
-            os.replace(src, dst)
+        try:
+            if kw:
+                os.replace(src, dst, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+            else:
+                os.replace(src, dst)
+        except OSError:
+            self.remove(tmp)
+            raise
         return self.path / name
 
     def write_new(self, name: str, data: bytes) -> bool:

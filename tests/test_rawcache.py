@@ -217,3 +217,27 @@ def test_a_private_dir_planted_by_another_user_is_refused(tmp_path, monkeypatch)
         assert raw.values[3, 1] == pytest.approx(0.31)
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_an_entry_that_is_a_fifo_or_not_ours_is_refused_without_blocking(tmp_path, private):
+    d = tmp_path / "data"
+    write(d, 20)
+    load_dataset(d)
+    (f,) = entries(private)
+    good = f.read_bytes()
+    f.unlink()
+    os.mkfifo(f, 0o600)  # opening it for reading would wait for a writer
+    with pytest.warns(RuntimeWarning, match=rf"{f}: refused: not a regular file"):
+        _cfg, raw = load_dataset(d)
+    assert raw.values[3, 1] == pytest.approx(0.31)
+    f.unlink()
+    f.write_bytes(good)
+    os.chmod(f, 0o644)  # readable by others: not what this project writes
+    with pytest.warns(RuntimeWarning, match=rf"{f}: refused: mode 0644"):
+        load_dataset(d)
+    if os.getuid() == 0:
+        os.chmod(f, 0o600)
+        os.chown(f, 65534, 65534)  # a file of another user in our directory
+        with pytest.warns(RuntimeWarning, match=rf"{f}: refused: owned by uid 65534"):
+            _cfg, raw = load_dataset(d)
+        assert raw.values[3, 1] == pytest.approx(0.31)

@@ -68,6 +68,21 @@ def test_the_picker_says_what_a_stopped_analysis_left_out():
     assert "Stopped" not in full and "5 single changes put A first" in full
 
 
+def test_beyond_the_analyses_at_once_a_client_is_told_the_server_is_busy():
+    sc = score_values(VALUES, MODELS, example_cfg())
+    held = [sens._WHATIF_SLOTS.acquire(timeout=5) for _ in range(sens.WHATIF_AT_ONCE)]
+    try:
+        assert all(held)
+        t = time.perf_counter()
+        busy = json.dumps(sens.whatif_rows(sc, "A", budget=0.2).to_plotly_json(), default=str)
+        assert sens.WHATIF_BUSY in busy and 0.15 < time.perf_counter() - t < 2.0
+    finally:
+        for _ in held:
+            sens._WHATIF_SLOTS.release()
+    free = json.dumps(sens.whatif_rows(sc, "A", budget=None).to_plotly_json(), default=str)
+    assert "5 single changes put A first" in free
+
+
 def evaluations(n_models: int, model_rank: int = 3) -> int:
     """Model scores evaluated by the what-if of the model ranked ``model_rank`` (all values)."""
     cfg, models, values = board(n_models)

@@ -39,6 +39,11 @@ MAX_WHATIF_ROWS = 25  # single changes listed (the smallest changes first)
 #: the longest the picker's analysis runs inside a request (seconds of wall clock); what it has
 #: not examined by then is left out, and the list says so
 WHATIF_BUDGET_S = 3.0
+#: what-if analyses running at once in this process (more clients wait up to the budget, then
+#: are told the server is busy): a bound on the CPU many clients can ask for
+WHATIF_AT_ONCE = 2
+_WHATIF_SLOTS = threading.BoundedSemaphore(WHATIF_AT_ONCE)
+WHATIF_BUSY = "The server is busy with other what-if analyses: try again in a moment."
 APPLY, UNDO = "Apply", "Undo"
 #: model attribute columns (models.csv) used as the model's display name, first found
 DISPLAY_COLUMNS = ("display_name", "display", "name", "label")
@@ -257,7 +262,13 @@ def whatif_rows(scores: Scores, model: str, budget: float | None = None) -> Any:
     m = scores.models.index(model)
     if scores.ranks[m] == 1 and not math.isnan(scores.overall_scores[m]):
         return html.P(f"{model} is already ranked first.", className="whatif-none")
-    df = what_if_of(scores, m, WHATIF_BUDGET_S if budget is None else budget)
+    budget = WHATIF_BUDGET_S if budget is None else budget
+    if not _WHATIF_SLOTS.acquire(timeout=budget):
+        return html.P(WHATIF_BUSY, className="whatif-none")
+    try:
+        df = what_if_of(scores, m, budget)
+    finally:
+        _WHATIF_SLOTS.release()
     note = stopped_text(df.attrs.get("stopped"))
     stop = [html.P(note, className="whatif-stopped help")] if note else []
     found = df[df["value"].notna() & (df["value"] != df["current"])].copy()

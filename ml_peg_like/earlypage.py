@@ -31,13 +31,7 @@ from collections.abc import Callable, Iterable
 from importlib.util import find_spec
 from pathlib import Path
 
-from .private import (
-    PrivateStateError,
-    check_private_dir,
-    private_dir,
-    user_cache_dir,
-    write_private,
-)
+from .private import PrivateStateError, open_user_dir, user_cache_dir
 from .resources import assets_dir
 
 #: sent with every response: no MIME sniffing, never framed (clickjacking), no referrer to
@@ -49,6 +43,9 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "frame-ancestors 'none'",
     "Referrer-Policy": "same-origin",
 }
+#: the ``Server`` header of the single-process server (werkzeug's names werkzeug's and
+#: Python's versions)
+SERVER_NAME = "ml-peg-like"
 #: the ``<template>`` that holds the page's scripts until ``assets/loader.js`` adds them
 #: (``dashboard/firstpage.py``)
 SCRIPTS_HOLDER = "mpl-scripts"
@@ -60,13 +57,25 @@ BOOT_HEADER = "X-Mpl-Boot"
 HOLD_S = 300.0
 #: kept pages (the newest; one per data set and options)
 MAX_PAGES = 8
+#: their directory in the user's cache directory
+PAGES = "pages"
+#: a kept page larger than this is not one this server wrote (refused)
+MAX_PAGE_BYTES = 64 * 1024 * 1024
+
+#: connections the single-process server serves at once (a browser keeps ~6 open); a further
+#: one waits :data:`BUSY_WAIT_S` for a free slot, then gets a 503
+MAX_CONNECTIONS = 256
+BUSY_WAIT_S = 5.0
+#: a connection that sends nothing for this long (seconds) is closed: an idle keep-alive, or a
+#: client that stopped sending in the middle of its request
+READ_TIMEOUT_S = 20.0
 
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
 
 
 def pages_dir() -> Path:
     """Where the kept pages live: ``pages/`` in the user's private cache directory."""
-    return user_cache_dir() / "pages"
+    return user_cache_dir() / PAGES
 
 
 def _stat(path: Path) -> str:
@@ -116,12 +125,13 @@ def page_key(data: Iterable[str | os.PathLike | None], options: dict) -> str:
 
 
 def kept_page(key: str) -> bytes | None:
-    """The page kept under ``key`` in the private cache, or None (none, or a directory that is
-    not private: :func:`~ml_peg_like.private.check_private_dir` refuses it)."""
-    d = pages_dir()
+    """The page kept under ``key`` in the private cache, or None: none kept, or refused — the
+    cache directory and ``pages/`` are opened as checked handles and the page relative to them
+    (``private.open_user_dir``: this user's, 0700, no symlink; the file this user's, regular,
+    0600), so nothing is read by a path someone could swap after the check."""
     try:
-        check_private_dir(d)
-        return (d / f"page-{key}.html").read_bytes()
+        with open_user_dir(PAGES, create=False) as d:
+            return d.read(f"page-{key}.html", MAX_PAGE_BYTES)
     except (OSError, PrivateStateError):
         return None
 
@@ -130,12 +140,13 @@ def keep_page(key: str, page: bytes) -> Path | None:
     """Keep ``page`` under ``key`` (0600 in a 0700 directory), the :data:`MAX_PAGES` newest;
     None when the private cache cannot be used."""
     try:
-        d = private_dir(pages_dir())
-        out = write_private(d / f"page-{key}.html", page)
-        pages = sorted(d.glob("page-*.html"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-        for old in pages[MAX_PAGES:]:
-            old.unlink(missing_ok=True)
-        return out
+        with open_user_dir(PAGES) as d:
+            out = d.write(f"page-{key}.html", page)
+            pages = [n for n in d.names() if n.startswith("page-") and n.endswith(".html")]
+            pages.sort(key=d.mtime_ns, reverse=True)
+            for old in pages[MAX_PAGES:]:
+                d.remove(old)
+            return out
     except (OSError, PrivateStateError):
         return None
 
@@ -146,16 +157,84 @@ def mark_early(page: bytes) -> bytes:
     return page.replace(holder, holder + f" {EARLY_ATTR}".encode(), 1)
 
 
+def request_handler():
+    """werkzeug's request handler, with :data:`SERVER_NAME` as the ``Server`` header and the
+    security headers on every response, also those the HTTP server writes itself before any
+    application runs (400 malformed request, 414 URI too long, 431 headers too large)."""
+    from werkzeug.serving import WSGIRequestHandler
+
+    class Handler(WSGIRequestHandler):
+        timeout = READ_TIMEOUT_S  # socketserver sets it on the connection's socket
+
+        def version_string(self) -> str:
+            return SERVER_NAME
+
+        def send_response_only(self, code, message=None) -> None:
+            self.mpl_sent: set[str] = set()
+            super().send_response_only(code, message)
+
+        def send_header(self, keyword, value) -> None:
+            getattr(self, "mpl_sent", set()).add(keyword.lower())
+            super().send_header(keyword, value)
+
+        def end_headers(self) -> None:
+            sent = getattr(self, "mpl_sent", set())
+            for name, value in SECURITY_HEADERS.items():
+                if name.lower() not in sent:
+                    super().send_header(name, value)
+            super().end_headers()
+
+    return Handler
+
+
+def _busy(request) -> None:
+    """Answer a connection beyond :data:`MAX_CONNECTIONS` with a short 503."""
+    head = ["HTTP/1.1 503 Service Unavailable", f"Server: {SERVER_NAME}", "Retry-After: 5",
+            "Content-Length: 0", "Connection: close"]  # fmt: skip
+    head += [f"{k}: {v}" for k, v in SECURITY_HEADERS.items()]
+    try:
+        request.settimeout(1.0)
+        request.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
+    except OSError:
+        pass
+
+
+def make_bounded_server(host: str, port: int, app: WSGIApp):
+    """werkzeug's threaded server serving at most :data:`MAX_CONNECTIONS` connections at once
+    (one thread each), each closed after :data:`READ_TIMEOUT_S` of silence."""
+    from werkzeug.serving import ThreadedWSGIServer
+
+    class BoundedServer(ThreadedWSGIServer):
+        def process_request(self, request, client_address):
+            if not self.slots.acquire(timeout=BUSY_WAIT_S):
+                _busy(request)
+                self.shutdown_request(request)
+                return
+            try:
+                super().process_request(request, client_address)
+            except BaseException:
+                self.slots.release()
+                raise
+
+        def process_request_thread(self, request, client_address):
+            try:
+                super().process_request_thread(request, client_address)
+            finally:
+                self.slots.release()
+
+    server = BoundedServer(host, port, app, request_handler())
+    server.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+    return server
+
+
 class EarlyServer:
     """A threaded WSGI server listening from the start, answering as the module says."""
 
     def __init__(self, host: str, port: int, page: bytes | None = None):
-        from werkzeug.serving import make_server
-
         self.page = mark_early(page) if page is not None else None
         self.app: WSGIApp | None = None
         self.ready = threading.Event()
-        self.server = make_server(host, port, self, threaded=True)
+        self.server = make_bounded_server(host, port, self)
         self.port = self.server.server_port
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+#: the most problems listed one by one in a message (the rest are counted)
+MAX_LINES = 50
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -26,10 +29,14 @@ class MlPegLikeError(Exception):
         elif isinstance(problems, Problem):
             problems = [problems]
         self.problems: list[Problem] = list(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
+        super().__init__("\n".join(self.lines()))
 
     def lines(self) -> list[str]:
-        return [str(p) for p in self.problems]
+        """One line per problem, the first :data:`MAX_LINES`, then how many more."""
+        out = [str(p) for p in self.problems[:MAX_LINES]]
+        if len(self.problems) > MAX_LINES:
+            out.append(f"... and {len(self.problems) - MAX_LINES:,} more problems")
+        return out
 
 
 class ConfigError(MlPegLikeError):

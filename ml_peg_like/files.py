@@ -21,6 +21,19 @@ _KINDS = (
 )
 
 
+def file_kind(path: str | Path) -> str | None:
+    """None for a regular file (through symlinks); else what ``path`` is instead."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "a broken symbolic link" if os.path.islink(path) else "missing"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    if stat.S_ISREG(st.st_mode):
+        return None
+    return next((k for test, k in _KINDS if test(st.st_mode)), "not a file")
+
+
 def megabytes(n: int) -> str:
     """``n`` bytes as a short figure in MB (2**20 bytes)."""
     mb = n / 2**20

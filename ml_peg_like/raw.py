@@ -12,6 +12,7 @@ metric, and :attr:`RawData.values` holds the mean of each model's present instan
 
 from __future__ import annotations
 
+import csv
 import io
 import math
 import os
@@ -24,13 +25,18 @@ import numpy as np
 from . import rawcache
 from .config import Config, ModelRef, load_config
 from .errors import DataError, Problem
-from .files import megabytes, read_limited
+from .files import file_kind, megabytes, read_limited
 from .lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 MISSING_TOKENS = {"", "nan", "na", "n/a", "null", "none"}
 MAX_REPORTED = 25
+#: the most columns of a table read (models.csv: a model column and attribute columns)
+MAX_COLUMNS = 10_000
+MAX_MODEL_COLUMNS = 1_000
+#: a raw CSV may have this many columns beyond one per metric of the config
+MAX_EXTRA_COLUMNS = 2_000
 #: the largest raw CSV (or models.csv) read, in MB, unless the environment variable
 #: :data:`MAX_RAW_ENV` says otherwise (an ML-PEG-scale raw CSV is well under 1 MB)
 MAX_RAW_MB = 256
@@ -132,10 +138,25 @@ def max_raw_bytes() -> int:
     return int(mb * 2**20)
 
 
-def _read_table(source, what: str) -> pd.DataFrame:
+def _check_width(text: str, name: str, max_columns: int) -> None:
+    """Refuse a table whose header has more than ``max_columns`` fields, before pandas parses
+    it (a 1 MB file of 100,000 columns costs pandas ~20 s and ~400 MB)."""
+    first = re.match(r"[^\r\n]*", text).group(0)  # the header line (any line ending)
+    try:
+        n = len(next(csv.reader([first]), []))
+    except csv.Error:  # left to the parser, which names the line
+        return
+    if n > max_columns:
+        raise DataError(
+            [Problem(f"{name}:1", f"{n:,} columns, more than the {max_columns:,} read: refused")]
+        )
+
+
+def _read_table(source, what: str, max_columns: int = MAX_COLUMNS) -> pd.DataFrame:
     """Read a CSV as text cells (UTF-8, with or without BOM); errors name the file and line.
 
-    A path must be a regular file of at most :func:`max_raw_bytes` (checked before reading)."""
+    A path must be a regular file of at most :func:`max_raw_bytes` (checked before reading);
+    a table of more than ``max_columns`` columns is refused before it is parsed."""
     name = str(source) if not hasattr(source, "read") else what
     limit = max_raw_bytes()
     if hasattr(source, "read"):
@@ -159,6 +180,7 @@ def _read_table(source, what: str) -> pd.DataFrame:
         text = data.lstrip("\ufeff")
     if not text.strip():
         raise DataError([Problem(name, "the file is empty")])
+    _check_width(text, name, max_columns)
     try:
         # header=None: a row with more fields than the header is an error with its line
         # (with a header, pandas would silently turn the extra fields into an index)
@@ -379,6 +401,22 @@ def _instance_blocks(mat, sel, codes, j_idx, inst, values, ids) -> dict:
     return blocks
 
 
+def _unknown_columns(unknown, source, ignore_unknown, problems, warnings) -> None:
+    """The first :data:`MAX_REPORTED` unknown columns named, then how many more."""
+    for c in unknown[:MAX_REPORTED]:
+        msg = f"unknown column {c!r} (expected Benchmark/Metric)"
+        if ignore_unknown:
+            warnings.append(f"{source}:1: {msg} (skipped)")
+        else:
+            problems.append(Problem(f"{source}:1", msg))
+    if len(unknown) > MAX_REPORTED:
+        extra = f"... and {len(unknown) - MAX_REPORTED:,} more unknown columns"
+        if ignore_unknown:
+            warnings.append(f"{source}:1: {extra} (skipped)")
+        else:
+            problems.append(Problem(f"{source}:1", extra))
+
+
 def _from_wide(df, model_col, cfg, ignore_unknown, source) -> RawData:
     problems: list[Problem] = []
     warnings: list[str] = []
@@ -396,29 +434,32 @@ def _from_wide(df, model_col, cfg, ignore_unknown, source) -> RawData:
             Problem(f"{source}:{lines[k]}", f"duplicate row for model {model.iloc[k]!r}")
         )
     used = []
+    unknown: list[str] = []
     seen_cols: set[tuple[str, str]] = set()
     for c in df.columns:
         if c == model_col or c.lower() == "category":
             continue
         mid = lookup.get(c)
         if mid is None:
-            msg = f"unknown column {c!r} (expected Benchmark/Metric)"
-            if ignore_unknown:
-                warnings.append(f"{source}:1: {msg} (skipped)")
-            else:
-                problems.append(Problem(f"{source}:1", msg))
+            unknown.append(c)
             continue
         if mid in seen_cols:
             problems.append(Problem(f"{source}:1", f"duplicate column for {mid[0]}/{mid[1]}"))
             continue
         seen_cols.add(mid)
         used.append((c, col_of[mid]))
+    _unknown_columns(unknown, source, ignore_unknown, problems, warnings)
     mat = np.full((len(df), len(ids)), np.nan)
     for c, j in used:
         mat[:, j] = _parse_values(df[c], lines, f"{source} column {c!r}", problems, warnings)
     if problems:
         raise DataError(problems)
     return RawData(tuple(model.tolist()), tuple(ids), mat, None, warnings)
+
+
+def _raw_width(cfg: Config) -> int:
+    """The most columns a raw CSV may have: one per metric (wide) and room for others."""
+    return len(cfg.metric_ids()) + MAX_EXTRA_COLUMNS
 
 
 def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
@@ -429,7 +470,10 @@ def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
         name = str(source)
     if hasattr(source, "read"):
         return raw_from_frame(
-            _read_table(source, name), cfg, ignore_unknown=ignore_unknown, source=name
+            _read_table(source, name, _raw_width(cfg)),
+            cfg,
+            ignore_unknown=ignore_unknown,
+            source=name,
         )
     data = read_limited(source, max_raw_bytes(), error=DataError)
     key = (
@@ -437,22 +481,25 @@ def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
         if len(data) >= rawcache.MIN_BYTES
         else None
     )
-    hit = rawcache.load(Path(source), key) if key else None
+    hit = rawcache.load(key) if key else None
     if hit is not None:
         models, ids, values, warnings = hit
         return RawData(models, ids, values, None, warnings)
     raw = raw_from_frame(
-        _read_table(io.BytesIO(data), name), cfg, ignore_unknown=ignore_unknown, source=name
+        _read_table(io.BytesIO(data), name, _raw_width(cfg)),
+        cfg,
+        ignore_unknown=ignore_unknown,
+        source=name,
     )
     if key:
-        rawcache.store(Path(source), key, raw.models, raw.metric_ids, raw.values, raw.warnings)
+        rawcache.store(key, raw.models, raw.metric_ids, raw.values, raw.warnings)
     return raw
 
 
 def load_models(source) -> pd.DataFrame:
     """Model attributes from CSV: a ``model`` column, then attribute columns (text)."""
     name = str(source)
-    df = _read_table(source, name)
+    df = _read_table(source, name, MAX_MODEL_COLUMNS)
     cols = {c.lower(): c for c in df.columns}
     if "model" not in cols:
         raise DataError([Problem(f"{name}:1", "expected a 'model' column")])
@@ -465,28 +512,47 @@ def load_models(source) -> pd.DataFrame:
     return df.set_index("model")
 
 
+def _dataset_paths(path, raw_path=None) -> tuple[Path, Path | None, Path | None]:
+    """(config file, raw metrics, models.csv or None) that :func:`load_dataset` reads."""
+    p = Path(path)
+    if p.is_dir():
+        return (
+            p / "config.yml",
+            Path(raw_path) if raw_path else p / "raw_metrics.csv",
+            p / "models.csv",
+        )
+    if raw_path is None:
+        return p, None, None
+    raw_p = Path(raw_path)
+    return p, raw_p, raw_p.parent / "models.csv" if raw_p.is_file() else None
+
+
+def dataset_files(path, raw_path=None) -> list[Path]:
+    """Every file :func:`load_dataset` reads for ``(path, raw_path)``, present or not yet (a
+    models.csv that appears changes the data too): what a key of the loaded data must cover."""
+    cfg, raw_p, models_csv = _dataset_paths(path, raw_path)
+    if raw_p is not None and raw_p.is_dir():
+        raw_p = raw_p / "raw_metrics.csv"  # as load_raw reads it
+    return [f for f in (cfg, raw_p, models_csv) if f is not None]
+
+
 def load_dataset(path, raw_path=None, *, ignore_unknown: bool = False) -> tuple[Config, RawData]:
     """(config, raw data) from ``CONFIG RAW`` or from a directory with config.yml and
     raw_metrics.csv (and optional models.csv, whose columns become model attributes)."""
-    p = Path(path)
-    models_csv = None
-    if p.is_dir():
-        cfg = load_config(p / "config.yml")
-        raw_p = Path(raw_path) if raw_path else p / "raw_metrics.csv"
-        models_csv = p / "models.csv"
-    else:
-        cfg = load_config(p)
-        if raw_path is None:
-            raise DataError(
-                [Problem(str(p), "give the raw metrics CSV too (or a dataset directory)")]
-            )
-        raw_p = Path(raw_path)
-        cand = raw_p.parent / "models.csv"
-        models_csv = cand if raw_p.is_file() else None
+    cfg_p, raw_p, models_csv = _dataset_paths(path, raw_path)
+    cfg = load_config(cfg_p)
+    if raw_p is None:
+        raise DataError(
+            [Problem(str(path), "give the raw metrics CSV too (or a dataset directory)")]
+        )
     raw = load_raw(raw_p, cfg, ignore_unknown=ignore_unknown)
-    if models_csv is not None and models_csv.is_file():
-        attrs = load_models(models_csv)
-        raw.attributes = attrs.reindex(list(raw.models))
+    if models_csv is None or not os.path.lexists(models_csv):
+        return cfg, raw
+    kind = file_kind(models_csv)
+    if kind is None:
+        raw.attributes = load_models(models_csv).reindex(list(raw.models))
+    else:
+        raw.warnings.append(f"{models_csv}: {kind}, not a regular file: model attributes not read")
     return cfg, raw
 
 

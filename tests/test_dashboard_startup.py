@@ -173,7 +173,7 @@ def _synthetic(n_models: int, n_cat: int, n_bench: int, n_metric: int, seed: int
     return cfg, raw_from_frame(wide, cfg)
 
 
-def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path):
+def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path, monkeypatch):
     """Data with a binary raw cache (a raw file above ``rawcache.MIN_BYTES``): in a fresh
     interpreter ``ml-peg-like serve DIR`` makes the app and answers the page, its scripts and
     ``/health`` without importing pandas (``lazy.py``); the layout's route imports it first
@@ -186,6 +186,7 @@ def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path):
     (data / "config.yml").write_text(dump_config(cfg), encoding="utf-8")
     raw.to_long(cfg).to_csv(data / "raw_metrics.csv", index=False, float_format="%.10g")
     assert (data / "raw_metrics.csv").stat().st_size > rawcache.MIN_BYTES
+    monkeypatch.setenv("ML_PEG_LIKE_CACHE_DIR", str(tmp_path / "cache"))  # the child's
     load_dataset(data)  # builds the cache
     code = textwrap.dedent(
         f"""

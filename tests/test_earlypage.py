@@ -130,6 +130,35 @@ def test_kept_pages_are_private_and_bounded(cache):
     assert keep_page("k99", b"x") is None
 
 
+def test_a_kept_page_is_read_only_through_checked_handles(cache, tmp_path):
+    """The cache directory itself (the parent of ``pages/``) is checked, and the page is opened
+    relative to the checked ``pages/`` (no symlink, this user's, 0600)."""
+    keep_page("k1", b"<p>mine</p>")
+    page = pages_dir() / "page-k1.html"
+    os.chmod(cache, 0o757)  # the parent open to others: someone could swap pages/ inside it
+    assert kept_page("k1") is None
+    os.chmod(cache, 0o700)
+    assert kept_page("k1") == b"<p>mine</p>"
+    os.chmod(page, 0o644)  # a page someone else could have read (or made)
+    assert kept_page("k1") is None
+    os.chmod(page, 0o600)
+    planted = tmp_path / "planted.html"
+    planted.write_bytes(b"<p>planted</p>")
+    os.chmod(planted, 0o600)
+    page.unlink()
+    page.symlink_to(planted)  # the page a symlink to a file elsewhere
+    assert kept_page("k1") is None
+    page.unlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    (elsewhere / "page-k1.html").write_bytes(b"<p>planted</p>")
+    os.chmod(elsewhere / "page-k1.html", 0o600)
+    os.rmdir(pages_dir())
+    pages_dir().symlink_to(elsewhere)  # pages/ a symlink to a directory elsewhere
+    assert kept_page("k1") is None
+    assert keep_page("k1", b"x") is None
+
+
 def test_the_page_key_follows_the_data_and_the_options(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
@@ -153,6 +182,37 @@ def test_the_page_key_follows_the_data_and_the_options(tmp_path):
         assert page_key([data, None], {"full_table": False}) != key3
     finally:
         os.utime(loader, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def test_the_page_key_covers_every_file_the_loader_reads(tmp_path):
+    """``serve CONFIG RAW``: the models.csv beside RAW is read too (its columns are the models'
+    attributes), so adding or changing it gives another key (the kept page is not tried)."""
+    from ml_peg_like.raw import dataset_files, load_dataset
+
+    cfg, raw = tmp_path / "c.yml", tmp_path / "data" / "raw.csv"
+    raw.parent.mkdir()
+    cfg.write_text(
+        "title: t\ncategories:\n  C:\n    benchmarks:\n      B:\n        metrics:\n"
+        "          m: {good: 1, bad: 0}\n",
+        encoding="utf-8",
+    )
+    raw.write_text("model,B/m\nA,0.5\nZ,0.25\n", encoding="utf-8")
+    models = raw.parent / "models.csv"
+    assert dataset_files(cfg, raw) == [cfg, raw, models]
+    assert dataset_files(tmp_path / "data", None) == [
+        tmp_path / "data" / "config.yml",
+        tmp_path / "data" / "raw_metrics.csv",
+        tmp_path / "data" / "models.csv",
+    ]
+    key = page_key(dataset_files(cfg, raw), {})
+    models.write_text("model,display_name\nA,Alpha\n", encoding="utf-8")
+    assert load_dataset(cfg, raw)[1].attributes.at["A", "display_name"] == "Alpha"  # read
+    key2 = page_key(dataset_files(cfg, raw), {})
+    assert key2 != key
+    st = models.stat()
+    models.write_text("model,display_name\nA,Beta!\n", encoding="utf-8")
+    os.utime(models, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert page_key(dataset_files(cfg, raw), {}) not in (key, key2)
 
 
 @pytest.mark.browser

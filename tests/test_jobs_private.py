@@ -139,22 +139,55 @@ def test_secret_from_env(monkeypatch):
 
 
 def test_default_cache_dir_is_fresh_and_private(tmp_path, dataset, monkeypatch):
-    """The old predictable path, pre-created hostile, is simply not used."""
+    """The old predictable path, pre-created hostile, is simply not used; each start's
+    directory is a fresh one in ``jobs/`` of the user's cache directory, not in the shared
+    temporary directory."""
     monkeypatch.delenv(jobs.CACHE_DIR_ENV, raising=False)
     monkeypatch.delenv(jobs.BROKER_ENV, raising=False)
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # platformdirs' user cache
+    (tmp_path / "tmp").mkdir()
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", None)
-    old = tmp_path / f"ml-peg-like-cache-{os.getuid()}"
+    old = tmp_path / "tmp" / f"ml-peg-like-cache-{os.getuid()}"
     plant(old, tmp_path / "pwned", 0o777)
     a = create_app(*dataset)
     b = create_app(*dataset)
     da = Path(a.robustness_manager.handle.directory)
     db = Path(b.robustness_manager.handle.directory)
-    assert da != db and old not in (da, db) and da.parent == tmp_path
-    assert da.stat().st_mode & 0o777 == 0o700
+    assert da != db and old not in (da, db)
+    assert da.parent == tmp_path / "xdg" / "ml-peg-like" / "jobs"
+    for d in (da, da.parent, da.parent.parent):
+        assert d.stat().st_mode & 0o777 == 0o700, d
+    assert [p.name for p in (tmp_path / "tmp").iterdir()] == [old.name]
     assert not (tmp_path / "pwned").exists()
+
+
+def test_without_a_usable_cache_dir_the_job_dir_is_a_fresh_temporary_one(tmp_path, monkeypatch):
+    monkeypatch.setenv(jobs.CACHE_DIR_ENV, str(tmp_path / "file" / "cache"))
+    (tmp_path / "file").write_text("not a directory")
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    with pytest.warns(RuntimeWarning, match=r"job cache in the temporary directory: .*file"):
+        d = jobs.fresh_jobs_dir()
+    assert d.parent == tmp_path / "tmp" and d.name.startswith("ml-peg-like-run-")
+    assert d.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_killed_starts_job_dir_is_removed_by_the_next(tmp_path, dataset, monkeypatch):
+    monkeypatch.delenv(jobs.BROKER_ENV, raising=False)
+    monkeypatch.setenv(jobs.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    d = private_dir(tmp_path / "cache" / "jobs")
+    left = private_dir(d / f"run-{int(gone.stdout)}-abc")  # a start that was killed
+    alive = private_dir(d / f"run-{os.getppid()}-abc")  # a start still running
+    mine = jobs.fresh_jobs_dir()
+    assert not left.exists() and alive.exists() and mine.parent == d
 
 
 def _end_id(client) -> str:

@@ -6,8 +6,10 @@ import argparse
 import ctypes
 import gc
 import os
+import signal
+import threading
 
-from ..raw import load_dataset
+from ..raw import dataset_files, load_dataset
 from ..resources import demo_dir
 from .common import BROKER_HELP, add_data_args, integer_in, redis_url
 
@@ -79,13 +81,26 @@ def early_server(args) -> tuple[object | None, str | None]:
         "ignore_unknown": args.ignore_unknown,
         "broker": bool(args.broker),
     }
-    key = page_key([args.config or demo_dir(), args.raw], options)
+    key = page_key(dataset_files(args.config or demo_dir(), args.raw), options)
     server = EarlyServer(args.host, args.port, kept_page(key)).start()
     print(f"ml-peg-like: listening on http://{args.host}:{server.port}/", flush=True)
     return server, key
 
 
+def exit_on_term() -> None:
+    """SIGTERM ends the server as Ctrl-C does: by an exception in the main thread, so the exit
+    handlers run (they remove the start's private job cache). Gunicorn (``--workers`` > 1)
+    installs its own handlers, and exits the same way."""
+
+    def _exit(signum, _frame):
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _exit)
+
+
 def run(args) -> int:
+    exit_on_term()
     early, key = early_server(args)
     # the start makes ~10^5 objects that live as long as the server, in ~1 s of imports: with
     # the collector on, Python walks them again and again (~10 % of the start). It is off until

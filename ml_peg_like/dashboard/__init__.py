@@ -17,7 +17,7 @@ import dash
 from dash import dcc, html
 
 from ..config import Config
-from ..earlypage import keep_page
+from ..earlypage import keep_page, request_handler
 from ..raw import RawData
 from ..resources import assets_dir
 from . import firstpage, firstview, ids, servertiming, warm
@@ -41,7 +41,7 @@ from .components import (
 from .components import explore as explore_view
 from .components import sensitivity as sens_view
 from .jobs import make_manager
-from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden
+from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden, hide_versions
 from .state import Q_SORT
 from .tables import REASON_BY_CODE, column_defs, row_table
 
@@ -179,6 +179,7 @@ def create_app(
     if sens:
         sens_view.register(app, cache)
     harden(app.server)
+    hide_versions(app)
     servertiming.install(app.server)  # the edit's server time, for benchmarks
     app.warmer = warm.install(app)  # pandas: imported while the first page loads (warm.py)
     add_health(app.server, len(raw.models), len(config.metric_paths()))
@@ -261,7 +262,7 @@ def run_app(
             keep_page(page_key, page)
         early.serve()
         return 0
-    app.run(host=host, port=port, debug=debug)
+    app.run(host=host, port=port, debug=debug, request_handler=request_handler())
     return 0
 
 

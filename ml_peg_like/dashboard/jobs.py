@@ -6,8 +6,9 @@
   lives in a private directory (:func:`ml_peg_like.private.private_dir`: created 0700, or an
   existing one checked — owner this user, no group/other bits, not a symlink — and refused with
   a clear error otherwise). Without ``cache_dir`` (nor ``$ML_PEG_LIKE_CACHE_DIR``) each start
-  makes a fresh 0700 directory with an unpredictable name (removed at exit), so nobody can plant
-  one in advance. Every value in the cache is pickled *and signed* (HMAC-SHA256 with the
+  makes a fresh 0700 directory with an unpredictable name in ``jobs/`` of the user's private
+  cache directory (removed at exit, on SIGTERM too with ``serve``; a killed start's is removed
+  by the next), so nobody can plant one in advance. Every value in the cache is pickled *and signed* (HMAC-SHA256 with the
   per-start secret, :class:`SignedDisk`); an entry that is not signed by this server (a planted
   pickle, a leftover of an earlier start) is never unpickled: it reads as missing.
 * ``broker="redis://HOST:PORT/DB"`` (or ``$ML_PEG_LIKE_CELERY_BROKER``): a ``CeleryManager`` on
@@ -32,14 +33,14 @@ another process).
 from __future__ import annotations
 
 import atexit
-import hashlib
-import hmac
 import io
 import os
 import pickle
 import secrets
 import shutil
+import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,10 +50,14 @@ from dash import DiskcacheManager
 
 from ..private import (
     CACHE_ENV,
+    PrivateDir,
     PrivateStateError,
-    fresh_private_dir,
+    check_private_dir,
+    open_user_dir,
     private_dir,
+    seal,
     secret_from_env,
+    unseal,
 )
 
 __all__ = [
@@ -69,6 +74,7 @@ __all__ = [
 CACHE_DIR_ENV = CACHE_ENV  # the one variable of the user's cache (private.py)
 BROKER_ENV = "ML_PEG_LIKE_CELERY_BROKER"
 MAX_JOBS_ENV = "ML_PEG_LIKE_MAX_JOBS"
+JOBS_DIR = "jobs"  # the per-start job caches, in the user's cache directory
 DEFAULT_PER_CLIENT = 2  # running + queued jobs of one client
 QUEUE_PER_SLOT = 4  # default max_queue = this x max_jobs
 STATE_KEY = "ml-peg-like:jobs"
@@ -82,31 +88,24 @@ class UntrustedEntry(OSError):
 
 
 class SignedDisk(diskcache.Disk):
-    """Values pickled with an HMAC-SHA256 tag of the per-start secret in front; anything else
-    in the store (a raw pickle, a wrong tag, a pickled key) is refused before unpickling.
-    Subclass with :func:`signed_disk` (the secret is a class attribute: diskcache would store
+    """Values pickled with an HMAC-SHA256 tag of the per-start secret in front
+    (:func:`~ml_peg_like.private.seal`); anything else in the store (a raw pickle, a wrong
+    tag, a pickled key) is refused before unpickling. Subclass with :func:`signed_disk` (the secret is a class attribute: diskcache would store
     a ``disk_*`` setting in ``cache.db``)."""
 
     _secret: bytes = b""
-
-    def _tag(self, payload: bytes) -> bytes:
-        return hmac.new(self._secret, payload, hashlib.sha256).digest()
 
     def store(self, value, read, key=diskcache.core.UNKNOWN):
         if read:
             value = value.read()
         payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        return super().store(_MAGIC + self._tag(payload) + payload, False, key)
+        return super().store(seal(self._secret, payload, _MAGIC), False, key)
 
     def fetch(self, mode, filename, value, read):
         if mode not in (diskcache.core.MODE_RAW, diskcache.core.MODE_BINARY):
             raise UntrustedEntry("cache entry not written by this server")
-        blob = super().fetch(mode, filename, value, False)
-        if not isinstance(blob, bytes) or not blob.startswith(_MAGIC):
-            raise UntrustedEntry("cache entry not written by this server")
-        n = len(_MAGIC)
-        tag, payload = blob[n : n + 32], blob[n + 32 :]
-        if not self._secret or not hmac.compare_digest(tag, self._tag(payload)):
+        payload = unseal(self._secret, super().fetch(mode, filename, value, False), _MAGIC)
+        if payload is None:
             raise UntrustedEntry("cache entry not signed by this server")
         obj = pickle.loads(payload)
         return io.BytesIO(obj) if read and isinstance(obj, bytes) else obj
@@ -351,8 +350,43 @@ def _picklable(context: dict) -> dict:
     return out
 
 
+def _remove_leftovers(d: PrivateDir) -> None:
+    """Remove the per-start directories of starts whose process is gone (killed: its exit
+    handler never ran)."""
+    for name in d.names():
+        parts = name.split("-")
+        if len(parts) < 3 or parts[0] != "run" or not parts[1].isdigit():
+            continue
+        if int(parts[1]) != os.getpid() and not _alive(int(parts[1])):
+            if d.fd is not None:
+                shutil.rmtree(name, ignore_errors=True, dir_fd=d.fd)
+            else:
+                shutil.rmtree(d.path / name, ignore_errors=True)
+
+
+def fresh_jobs_dir() -> Path:
+    """A new 0700 directory for this start's job cache, with an unpredictable name, in
+    ``jobs/`` of the user's private cache directory; leftovers of starts that are gone are
+    removed first. When that directory cannot be made (a service account without a home),
+    one in the temporary directory (``mkdtemp``: as private, but a killed start's stays), and
+    a warning that says why."""
+    try:
+        with open_user_dir(JOBS_DIR) as d:
+            _remove_leftovers(d)
+            path = tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=d.path)
+    except (OSError, PrivateStateError) as exc:
+        warnings.warn(
+            f"job cache in the temporary directory: {exc} (set {CACHE_ENV})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        path = tempfile.mkdtemp(prefix="ml-peg-like-run-")
+    return check_private_dir(path)
+
+
 def _own_dir(path: Path) -> None:
-    """Remove a per-start cache directory at exit (only in the process that made it)."""
+    """Remove a per-start cache directory at exit (only in the process that made it; ``serve``
+    turns SIGTERM into an exit, Ctrl-C is one already)."""
     pid = os.getpid()
 
     def _rm():
@@ -416,7 +450,7 @@ def make_manager(
     if chosen:
         directory = private_dir(chosen)
     else:
-        directory = fresh_private_dir("ml-peg-like-cache-")
+        directory = fresh_jobs_dir()
         _own_dir(directory)
     cache = diskcache.Cache(str(directory), disk=signed_disk(secret))
     for f in directory.glob("cache.db*"):

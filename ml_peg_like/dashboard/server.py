@@ -4,6 +4,7 @@ every response, a short 400 for anything that escapes Dash's dispatch, and ``/he
 from __future__ import annotations
 
 import logging
+import re
 
 import flask
 from werkzeug.exceptions import HTTPException
@@ -56,6 +57,28 @@ def harden(server: flask.Flask) -> None:
         if flask.request.path.endswith("/_favicon.ico") and response.status_code == 200:
             response.headers["Cache-Control"] = FAVICON_CACHE
         return response
+
+
+_PYTHON_VERSION = re.compile(r'("python_version"\s*:\s*)"(?:[^"\\]|\\.)*"')
+
+
+def without_versions(config_html: str) -> str:
+    """Dash's config element with its ``python_version`` emptied (the page does not need to
+    tell anyone which Python the server runs)."""
+    return _PYTHON_VERSION.sub(r'\1""', config_html)
+
+
+def hide_versions(app) -> None:
+    """Serve the app's page without the Python version in Dash's config (Dash's documented
+    override point, ``interpolate_index``)."""
+    interpolate = app.interpolate_index
+
+    def interpolate_index(**kw):
+        if isinstance(kw.get("config"), str):
+            kw["config"] = without_versions(kw["config"])
+        return interpolate(**kw)
+
+    app.interpolate_index = interpolate_index
 
 
 def add_health(server: flask.Flask, n_models: int, n_metrics: int) -> None:

@@ -29,6 +29,8 @@ Q_SHOW = "show"  # the raw / normalised toggle when not the first option
 Q_SORT = "sort"  # the grid's sort: ``<column id>.<asc|desc>`` when not the rank
 Q_DIGITS = "digits"  # significant digits of the scores when not the default
 MAX_STATE_CHARS = 200_000
+#: the deepest nesting a link's settings or filter may have (theirs is 3 or 4 levels)
+MAX_DEPTH = 16
 
 Changes = dict[str, dict[str, Any]]
 
@@ -64,9 +66,37 @@ def _decode_json(text: str, what: str) -> Any:
                 raise ValueError("too large")
         elif kind != "j":
             raise ValueError("unknown encoding")
-        return json.loads(raw.decode("utf-8"))
-    except (ValueError, zlib.error, UnicodeDecodeError) as exc:
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:  # the decoder's own bound (a 1 KB link can nest 10^5 levels)
+        data = None
+        exc = ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    except (ValueError, zlib.error, UnicodeDecodeError) as e:
+        data, exc = None, e
+    else:
+        exc = (
+            None
+            if _depth_within(data, MAX_DEPTH)
+            else ValueError(f"nested deeper than {MAX_DEPTH} levels")
+        )
+    if exc is not None:
         raise ValueError(f"the {what} in the link are not readable ({exc})") from None
+    return data
+
+
+def _depth_within(data: Any, limit: int) -> bool:
+    """True when ``data`` (decoded JSON) nests lists and mappings ``limit`` levels at most
+    (walked without recursion)."""
+    level = [data]
+    for _ in range(limit + 1):
+        level = [
+            v
+            for x in level
+            if isinstance(x, dict | list)
+            for v in (x.values() if isinstance(x, dict) else x)
+        ]
+        if not level:
+            return True
+    return False
 
 
 def decode_changes(text: str | None) -> Changes:
@@ -128,6 +158,19 @@ def decode_filters(
         return clean_filters(_decode_json(text, "filters"), models, options)
     except ValueError:
         return {}
+
+
+def filter_problem(text: str | None) -> str:
+    """Why the model filter of a link cannot be read ("" when it can, or when there is none)."""
+    if not text:
+        return ""
+    if len(text) > MAX_STATE_CHARS:
+        return "the filter in the link is too long"
+    try:
+        _decode_json(text, "filters")
+    except ValueError as exc:
+        return str(exc)
+    return ""
 
 
 def filtered_models(

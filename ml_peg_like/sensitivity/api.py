@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..config import Config
@@ -109,20 +111,48 @@ def what_if(values, models, cfg: Config, model: str, instances=None) -> pd.DataF
     return what_if_of(_scores(values, models, cfg, instances), models.index(model))
 
 
-def what_if_of(sc: Scores, m: int) -> pd.DataFrame:
-    """:func:`what_if` for model index ``m`` of already computed scores."""
+class Budget:
+    """A wall-clock allowance: ``over()`` once ``seconds`` have passed since it was made (never
+    with ``seconds`` None)."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self.start = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def over(self) -> bool:
+        return self.seconds is not None and self.elapsed() > self.seconds
+
+
+def what_if_of(sc: Scores, m: int, budget: float | None = None) -> pd.DataFrame:
+    """:func:`what_if` for model index ``m`` of already computed scores. ``budget`` (seconds):
+    stop examining values once it is spent; the values not examined get NaN and the frame's
+    ``attrs["stopped"]`` says ``{"after_s", "examined", "total"}`` (absent when complete)."""
     rows = []
+    clock = Budget(budget)
+    examined = total = 0
     for fam in families(sc):
-        if np.isnan(sc.overall_scores[m]) and fam.kind != "weight":
-            value = np.full(len(fam.t0), np.nan)  # thresholds never give it a score
+        value = np.full(len(fam.t0), np.nan)
+        if not (np.isnan(sc.overall_scores[m]) and fam.kind != "weight"):
+            for col in range(len(fam.t0)):  # (thresholds never give a model without one a score)
+                if clock.over():
+                    break
+                value[col] = nearest_first(fam, col, m)
+                examined += 1
         else:
-            value = np.array([nearest_first(fam, col, m) for col in range(len(fam.t0))])
+            examined += len(fam.t0)
+        total += len(fam.t0)
         rows.append(
             pd.DataFrame(
                 {"path": fam.paths, "field": fam.fields, "current": fam.t0, "value": value}
             )
         )
-    return _order(sc.config, pd.concat(rows, ignore_index=True))
+    out = _order(sc.config, pd.concat(rows, ignore_index=True))
+    if examined < total:
+        out.attrs["stopped"] = {"after_s": clock.elapsed(), "examined": examined, "total": total}
+    return out
 
 
 def dominance(values, models, cfg: Config, instances=None) -> dict[str, list[str]]:

@@ -142,37 +142,64 @@ def _attained(fam, col, model, near, rep):
     return nudged if _first_at(fam, col, model, nudged) else rep
 
 
+def _bad_ranges(pts, rep, near, valid, ok, sign):
+    """Per pair, the global pieces (indices into :func:`side_pieces` of the union ``pts``) its
+    failing pieces cover: ``(starts, stops)``, stops exclusive. A pair's open interval covers
+    the union's pieces strictly inside it; its point, the union's piece at that point."""
+    n_pts = int(np.count_nonzero(~np.isnan(pts)))
+    keys = sign * pts[:n_pts]  # increasing
+    bad = ~ok & valid
+    idx = np.searchsorted(keys, sign * near)  # a candidate's own position among the union's
+    k = np.broadcast_to(np.arange(near.shape[-1]), near.shape)
+    is_point = k % 2 == 1
+    opens_at_t0 = k == 0
+    start = np.where(is_point, 2 * idx + 1, np.where(opens_at_t0, 0, 2 * idx + 2))
+    # an open interval ends before the next point of the pair, or at the bound
+    nxt = np.concatenate([near[..., 1:], np.full(near.shape[:-1] + (1,), np.nan)], axis=-1)
+    nxt_idx = np.searchsorted(keys, sign * np.where(np.isnan(nxt), 0.0, nxt))
+    ends_at_point = ~np.isnan(nxt) & np.concatenate(
+        [valid[..., 1:], np.zeros(valid.shape[:-1] + (1,), bool)], axis=-1
+    )
+    stop = np.where(is_point, start + 1, np.where(ends_at_point, 2 * nxt_idx + 1, 2 * n_pts + 1))
+    return start[bad], stop[bad], 2 * n_pts + 1
+
+
+def _first_clear(fam, col, model, cand, bound, sign):
+    """On one side of the current value: ``(near, rep)`` of the first piece of the union of
+    the pairs' candidates in which no model is above ``model``, or None. Each pair (model, j)
+    keeps its order between its own candidates, so it is evaluated once per piece of its own
+    (linear in the number of models), and the failing pieces are counted per union piece."""
+    t0 = fam.t0[col]
+    n = cand.shape[0]
+    union = np.unique(cand[~np.isnan(cand)])
+    pts_rep, pts_near, pts_valid = side_pieces(t0, union, bound, sign)
+    pts = pts_near[1::2]  # the union's points in walking order (NaN padded)
+    rep, near, valid = side_pieces(np.full(n, t0), cand, np.full(n, bound), sign)
+    rows = np.arange(n)[:, None]
+    ok = ok_pair(fam.ev(model, col, rep), fam.ev(rows, col, rep))
+    starts, stops, size = _bad_ranges(pts, rep, near, valid, ok, sign)
+    cover = np.zeros(size + 1, dtype=np.int64)
+    np.add.at(cover, starts, 1)
+    np.add.at(cover, stops, -1)
+    clear = (np.cumsum(cover)[:size] == 0) & pts_valid[:size]
+    if not clear.any():
+        return None
+    h = int(np.argmax(clear))
+    return pts_near[h], pts_rep[h]
+
+
 def nearest_first(fam, col, model):
-    """The value nearest the current one at which ``model`` ranks first (tie counts), or NaN."""
+    """The value nearest the current one at which ``model`` ranks first (tie counts), or NaN.
+    Linear in the number of models (each pair evaluated on its own pieces only)."""
     t0 = fam.t0[col]
     if _first_at(fam, col, model, t0):
         return t0
-    cand = _union_candidates(fam, col, [model])
-    sides = []
-    for sign, bound in ((-1, fam.lo[col]), (1, fam.hi[col])):
-        rep, near, valid = side_pieces(t0, cand, bound, sign)
-        sides.append((rep, near, valid))
-    pos = [0, 0]
+    cand = fam.candidates(model, np.array([col]))[:, 0, :]
     best = np.nan
-    while True:
-        progressed = False
-        for side, (rep, near, valid) in enumerate(sides):
-            s = pos[side]
-            if s >= len(rep):
-                continue
-            progressed = True
-            sl = slice(s, s + REP_CHUNK)
-            if not np.isnan(best) and np.nanmin(np.abs(near[sl] - t0)) > abs(best - t0):
-                pos[side] = len(rep)  # everything further on this side is further away
-                continue
-            hit = topk_ok(_scores_at(fam, col, rep[sl]), [model], 1) & valid[sl]
-            if hit.any():
-                h = np.argmax(hit)
-                v = _attained(fam, col, model, near[sl][h], rep[sl][h])
-                if np.isnan(best) or abs(v - t0) < abs(best - t0):
-                    best = v
-                pos[side] = len(rep)
-            else:
-                pos[side] = s + REP_CHUNK
-        if not progressed:
-            return best
+    for sign, bound in ((-1, fam.lo[col]), (1, fam.hi[col])):
+        hit = _first_clear(fam, col, model, cand, bound, sign)
+        if hit is not None:
+            v = _attained(fam, col, model, *hit)
+            if np.isnan(best) or abs(v - t0) < abs(best - t0):
+                best = v
+    return best

@@ -40,7 +40,6 @@ from ..state import (
     clean_changes,
     clean_filters,
     decode_changes,
-    decode_filters,
     effective_changes,
     encode_changes,
     filtered_models,
@@ -65,7 +64,7 @@ from .sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
 from .sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
 from .sensitivity import Sensitivity, click_edit
 from .sensitivity import labels as whatif_labels
-from .status import problem_text, status, threshold_status
+from .status import linked_filters, problem_text, status, threshold_status
 from .viewstate import apply_sort, effective_sort, sort_text
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
@@ -350,7 +349,7 @@ def register(
             page = explore_view.page_of(q.get(Q_VIEW))
             sel = explore_view.from_query(cache, q, out)
             rewrite = True
-            linked = decode_filters(q.get(Q_FILTER), cache.models, cache.attr_options)
+            linked, shown = linked_filters(q.get(Q_FILTER), cache, shown)
             if linked != filters:
                 filters = linked
                 out["picks"] = linked.get(ids.FILTER_PICKS) or None

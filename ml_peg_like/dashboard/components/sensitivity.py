@@ -36,6 +36,14 @@ from ..state import (
 
 MEMO = 32  # (change set, view) entries kept
 MAX_WHATIF_ROWS = 25  # single changes listed (the smallest changes first)
+#: the longest the picker's analysis runs inside a request (seconds of wall clock); what it has
+#: not examined by then is left out, and the list says so
+WHATIF_BUDGET_S = 3.0
+#: what-if analyses running at once in this process (more clients wait up to the budget, then
+#: are told the server is busy): a bound on the CPU many clients can ask for
+WHATIF_AT_ONCE = 2
+_WHATIF_SLOTS = threading.BoundedSemaphore(WHATIF_AT_ONCE)
+WHATIF_BUSY = "The server is busy with other what-if analyses: try again in a moment."
 APPLY, UNDO = "Apply", "Undo"
 #: model attribute columns (models.csv) used as the model's display name, first found
 DISPLAY_COLUMNS = ("display_name", "display", "name", "label")
@@ -237,15 +245,36 @@ def layout(cache: ScoreCache) -> html.Div:
     )
 
 
-def whatif_rows(scores: Scores, model: str) -> Any:
-    """The picker's list for ``model`` under ``scores`` (a Div)."""
+def stopped_text(stopped: dict | None) -> str:
+    """What a what-if stopped by its time budget left out ("" when it was complete)."""
+    if not stopped:
+        return ""
+    return (
+        f"Stopped after {stopped['after_s']:.1f} s: {stopped['examined']:,} of "
+        f"{stopped['total']:,} values examined; the other {stopped['total'] - stopped['examined']:,}"
+        " are not listed (the server bounds this analysis in time)."
+    )
+
+
+def whatif_rows(scores: Scores, model: str, budget: float | None = None) -> Any:
+    """The picker's list for ``model`` under ``scores`` (a Div); ``budget``: seconds the
+    analysis may take (default :data:`WHATIF_BUDGET_S`)."""
     m = scores.models.index(model)
-    df = what_if_of(scores, m)
     if scores.ranks[m] == 1 and not math.isnan(scores.overall_scores[m]):
         return html.P(f"{model} is already ranked first.", className="whatif-none")
+    budget = WHATIF_BUDGET_S if budget is None else budget
+    if not _WHATIF_SLOTS.acquire(timeout=budget):
+        return html.P(WHATIF_BUSY, className="whatif-none")
+    try:
+        df = what_if_of(scores, m, budget)
+    finally:
+        _WHATIF_SLOTS.release()
+    note = stopped_text(df.attrs.get("stopped"))
+    stop = [html.P(note, className="whatif-stopped help")] if note else []
     found = df[df["value"].notna() & (df["value"] != df["current"])].copy()
     if found.empty:
-        return html.P(f"No single change puts {model} first.", className="whatif-none")
+        none = f"No single change puts {model} first" + (" among those." if note else ".")
+        return html.Div([*stop, html.P(none, className="whatif-none")])
     scale = found["current"].abs().where(found["current"] != 0, 1.0)
     found["rel"] = (found["value"] - found["current"]).abs() / scale
     found = found.sort_values("rel", kind="stable")
@@ -280,6 +309,7 @@ def whatif_rows(scores: Scores, model: str) -> Any:
             ),
             html.Ul(items, className="whatif-items"),
             *tail,
+            *stop,
         ]
     )
 

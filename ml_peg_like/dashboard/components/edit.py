@@ -353,9 +353,9 @@ def register(
             if linked != filters:
                 filters = linked
                 out["picks"] = linked.get(ids.FILTER_PICKS) or None
-                sel = linked.get(ids.FILTER_ATTRS) or {}
+                attrs = linked.get(ids.FILTER_ATTRS) or {}  # not ``sel``: Explore's selection
                 out["attr_value"] = [
-                    sel.get(o["id"][ids.KEY_NAME]) or None
+                    attrs.get(o["id"][ids.KEY_NAME]) or None
                     for o in ctx.outputs_grouping["attr_value"]
                 ]
         elif trig == ids.WANT:

@@ -57,20 +57,17 @@ def effective_sort(sort: str, show: str, raw_show: str) -> str:
 
 
 def apply_sort(cols: list[dict], sort: str) -> list[dict]:
-    """``cols`` sorted by ``sort`` (``""``: by rank, as ``tables.column_defs`` builds them).
-    A sort on a column the view does not have falls back to the rank."""
-    if not sort:
-        return cols
-    col, _, direction = sort.partition(".")
+    """``cols`` sorted by ``sort`` (``""``: by rank). A sort on a column the view does not
+    have falls back to the rank. Every other column says ``sort: None``: AG Grid keeps a
+    column's own sort when its new definition does not say one (a sort left over from another
+    view would stay on screen while the URL says the rank)."""
+    col, _, direction = sort.partition(".") if sort else ("", "", "")
     if not any(c.get("colId") == col for c in cols):
-        return cols
+        col, direction = ids.COL_RANK, "asc"
     out = []
     for c in cols:
         c = {k: v for k, v in c.items() if k != "sort"}
-        if c.get("colId") == col:
-            c["sort"] = direction
-        elif c.get("colId") == ids.COL_RANK:
-            c["sort"] = None
+        c["sort"] = direction if c.get("colId") == col else None
         out.append(c)
     return out
 

@@ -123,11 +123,15 @@ def test_cli_score_writes_four_tables(dataset, tmp_path, capsys):
         )
         == 0
     )
-    overall = pd.read_csv(out / "overall_scores.csv")
-    assert list(overall.columns) == ["model", "score", "rank"]
-    # a: (0.5 + 0.5) / 2 = 0.5; b: 1; '=cmd': invalidated (Time missing) -> ranks last
-    assert overall.set_index("model").loc["b", "score"] == 1.0
-    assert overall.set_index("model").loc["a", "score"] == 0.5
+    overall = pd.read_csv(out / "overall_scores.csv", keep_default_na=False)
+    assert list(overall.columns) == ["model", "score", "rank", "tied"]
+    # a: (0.5 + 0.5) / 2 = 0.5 (rank 2); b: 1 (rank 1); '=cmd': invalidated (Time missing):
+    # no overall score, so no rank (an empty cell, not a last place)
+    ov = overall.set_index("model")
+    assert ov.loc["b", "score"] == "1.0" and ov.loc["b", "rank"] == "1"
+    assert ov.loc["a", "score"] == "0.5" and ov.loc["a", "rank"] == "2"
+    assert ov.loc["'=cmd", "score"] == "" and ov.loc["'=cmd", "rank"] == ""
+    assert ov["tied"].tolist() == [False] * 3
     assert "'=cmd" in overall["model"].tolist()  # formula neutralised
     bench = pd.read_csv(out / "metric_scores.csv")
     assert list(bench.columns) == ["model", "Iris/Accuracy", "Iris/Time"]

@@ -18,7 +18,6 @@ from ..errors import MlPegLikeError, Problem
 from ..lazy import lazy_module
 from ..raw import RawData
 from ..scoring import (
-    TIE_DECIMALS,
     Scores,
     apply_vetoes,
     largest_change,
@@ -94,7 +93,8 @@ def compare_settings(
     """Kendall tau-b and Spearman rho between the rankings of two settings of the same data.
 
     ``config_b`` may be a Config or a changes mapping applied to ``config_a``. Rankings are the
-    engine's ranks (missing overall scores tie last).
+    engine's ranks (the ranking rule); a model without an overall score in either setting has
+    no rank there and is left out of tau and rho.
     """
     if isinstance(config_b, Mapping):
         config_b = config_a.apply_changes(config_b)
@@ -265,6 +265,27 @@ def _check_settings(
         raise MlPegLikeError(problems)
 
 
+def _rank_statistics(counts: np.ndarray, N: int, k_top: int, ranked: np.ndarray) -> dict:
+    """The summary's rank statistics from ``counts`` (model x rank 0..M, column 0: no rank):
+    median, 5% and 95% ranks (the smallest rank r with P(rank <= r) >= q), mean rank, P(rank 1)
+    and P(top k); NaN for the models not ``ranked`` (no overall score: no rank)."""
+    acc = counts[:, 1:] / N
+    cum = np.cumsum(counts[:, 1:], axis=1)
+
+    def quantile(q: float) -> np.ndarray:
+        return np.argmax(cum >= q * N - 1e-9, axis=1) + 1.0
+
+    cols = {
+        "median_rank": quantile(0.5),
+        "rank_5": quantile(0.05),
+        "rank_95": quantile(0.95),
+        "mean_rank": acc @ np.arange(1, acc.shape[1] + 1),
+        "p_rank1": acc[:, 0],
+        "p_topk": acc[:, :k_top].sum(axis=1),
+    }
+    return {k: np.where(ranked, v, np.nan) for k, v in cols.items()}
+
+
 def rank_robustness(
     raw: RawData,
     cfg: Config,
@@ -340,10 +361,10 @@ def rank_robustness(
     valid = ~eng.omiss
     vidx = np.flatnonzero(valid)
     n_valid = vidx.size
-    counts = np.zeros((M, M + 1), dtype=np.int64)  # ranks 1..M (M + 1 never used)
+    counts = np.zeros((M, M + 1), dtype=np.int64)  # ranks 1..M; column 0: no rank (not counted)
     base_avg = None
     if n_valid >= 2:
-        base_avg = average_ranks(np.round(eng.scores.overall_scores[vidx], TIE_DECIMALS)[None])
+        base_avg = average_ranks(eng.scores.overall_scores[vidx][None])
     keep = max(0, min(int(keep_samples), N))
     model_of = np.arange(M)
 
@@ -358,12 +379,12 @@ def rank_robustness(
         s0 = start * R
         n_take = min(ov.shape[0], N - s0)
         ov = ov[:n_take]
-        ranks = np.full((n_take, M), n_valid + 1, dtype=np.int64)
+        ranks = np.zeros((n_take, M), dtype=np.int64)  # 0: no rank (no score)
         rho = None
         if n_valid:
-            V = np.round(ov[:, vidx], TIE_DECIMALS)
+            V = ov[:, vidx]
             rv, avg = row_ranks(V, average=base_avg is not None)
-            ranks[:, vidx] = rv
+            ranks[:, vidx] = np.nan_to_num(rv, nan=0.0).astype(np.int64)
             if base_avg is not None:
                 rho = pearson_rows(avg, np.broadcast_to(base_avg, V.shape))
         kept = None
@@ -395,11 +416,6 @@ def rank_robustness(
 
     # ---- summaries ----------------------------------------------------------------------------
     acc = counts[:, 1:] / N  # model x rank 1..M
-    cum = np.cumsum(counts[:, 1:], axis=1)
-
-    def quantile(q: float) -> np.ndarray:
-        return np.argmax(cum >= q * N - 1e-9, axis=1) + 1
-
     k_top = min(int(top_k), M)
     rank_now = eng.scores.ranks
     ranks_axis = np.arange(1, M + 1)
@@ -408,14 +424,10 @@ def rank_robustness(
             "model": list(models),
             "score_now": eng.scores.overall_scores,
             "rank_now": rank_now,
-            "median_rank": quantile(0.5),
-            "rank_5": quantile(0.05),
-            "rank_95": quantile(0.95),
-            "mean_rank": acc @ ranks_axis,
-            "p_rank1": acc[:, 0],
-            "p_topk": acc[:, :k_top].sum(axis=1),
+            **_rank_statistics(counts, N, k_top, valid),
         }
     )
+    acc[~valid] = np.nan  # no score, no rank: no rank statistics
     order = np.lexsort((np.arange(M), rank_now))
     summary = summary.iloc[order].reset_index(drop=True)
     acceptability = pd.DataFrame(

@@ -137,6 +137,23 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return Math.round(v * 100) + "%";
   };
 
+  // the rank column (the ranking rule: ml_peg_like/scoring/ranks.py): "—" without a rank (no
+  // overall score), "=2" when shared (the row's tied flag); rank_text is its Python twin
+  dagfuncs.fmtRank = function (params) {
+    var v = params.value;
+    if (!isNum(v)) return MISSING;
+    return ((params.data || {})[N().rowTied] ? "=" : "") + v;
+  };
+
+  // the rank column's order: a model without a rank is last in both directions (the server
+  // sorts a large table's blocks the same way: ml_peg_like/dashboard/rowblock.py order)
+  dagfuncs.rankCompare = function (a, b, nodeA, nodeB, isDescending) {
+    var hasA = isNum(a), hasB = isNum(b);
+    if (hasA && hasB) return a - b;
+    if (!hasA && !hasB) return 0;
+    return (hasA ? -1 : 1) * (isDescending ? -1 : 1);
+  };
+
   dagfuncs.fmtDelta = function (v) {
     if (typeof v === "string") return v; // "new" / "no score" (scoring.rank_change)
     if (!isNum(v) || v === 0) return "";

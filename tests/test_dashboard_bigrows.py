@@ -80,9 +80,11 @@ def all_rows(client, key: str, sort) -> tuple[list[dict], int]:
 
 def pandas_order(frame: pd.DataFrame, col: str, direction: str) -> list[str]:
     """The models of ``frame`` (index: model) sorted by ``col`` as AG Grid's client-side model
-    sorts a small table: missing first ascending (last descending), ties in board order."""
+    sorts a small table: missing first ascending (last descending), ties in board order; the
+    rank column (its comparator): no rank last in both directions."""
     asc = direction == "asc"
-    s = frame.sort_values(col, ascending=asc, kind="stable", na_position="first" if asc else "last")
+    na = "first" if asc and col != "rank" else "last"
+    s = frame.sort_values(col, ascending=asc, kind="stable", na_position=na)
     return list(s.index)
 
 

@@ -136,3 +136,22 @@ def test_cli_writes_no_rank_for_every_unscored_model(tmp_path):
     assert text[1:] == ["x1,,,False", "x2,,,False", "x3,,,False"]
     back = pd.read_csv(out / "overall_scores.csv")
     assert back["rank"].isna().all()
+
+
+def test_grid_rows_carry_no_rank_and_the_tied_flag():
+    from ml_peg_like.dashboard import ids
+    from ml_peg_like.dashboard.rowblock import order
+    from ml_peg_like.dashboard.tables import row_table
+
+    raw = raw_matrix(CFG, ["r", "p", "q", "s"], [[0.9, nan], [0.5, 0.7], [0.7, 0.5], [0.1, 0.1]])
+    table = row_table(mpl.score(raw, CFG), "")
+    rows = {r[ids.COL_MODEL]: r for r in table.rows()}
+    # p and q: 0.6 each, a shared #1 ("=1"); s: 0.1, two scored models above: #3; r: no score
+    assert rows["p"][ids.COL_RANK] == 1 and rows["p"][ids.ROW_TIED] is True
+    assert rows["s"][ids.COL_RANK] == 3 and ids.ROW_TIED not in rows["s"]
+    assert rows["r"][ids.COL_RANK] is None
+    # sorted by rank: the unranked model last in both directions, ties in board order
+    by_rank = [table.models[i] for i in order(table, [(ids.COL_RANK, "asc")])]
+    assert by_rank == ["p", "q", "s", "r"]
+    by_rank_desc = [table.models[i] for i in order(table, [(ids.COL_RANK, "desc")])]
+    assert by_rank_desc == ["s", "p", "q", "r"]

@@ -19,7 +19,7 @@ import numpy as np
 from .. import aggregation as agg
 from ..config import Benchmark, Category, Config, Metric, ModelRef
 from ..numfmt import MISSING_TEXT, fmt_raw, fmt_score  # noqa: F401 (re-exported)
-from ..scoring import Scores, rank_change, rank_desc
+from ..scoring import Scores, rank_change, rank_ties
 from . import ids
 from .reasoncodes import level_reasons
 from .rowblock import RowTable
@@ -251,9 +251,12 @@ def column_defs(
             "field": ids.COL_RANK,
             "colId": ids.COL_RANK,
             "headerName": "#",
-            "headerTooltip": "Rank by overall score (1 = best)",
+            "headerTooltip": "Rank by overall score (1 = best; '=2': a shared rank, scores "
+            "within 1e-9 of each other; '—': no overall score, no rank)",
             "width": 58,
             "type": "rightAligned",
+            "valueFormatter": {"function": "fmtRank(params)"},
+            "comparator": {"function": "rankCompare"},
             "cellClass": "num rank",
             "pinned": "left",
             "sort": "asc",
@@ -478,13 +481,13 @@ def row_table(
     lay = Layout(cfg)
     fields: dict[str, list] = {}
     reasons: dict[str, np.ndarray] = {}
-    ranks = scores.ranks[idx]
+    ranks, tied = scores.ranks[idx], scores.tied[idx]
     # rank change against the defaults (scoring.rank_change): a number only for models ranked
     # in both, else its word ("new", "no score"); with ``rank_shown`` both rankings are among
     # the shown models only
     before, after, sel = default_overall, scores.overall_scores, idx
     if rank_shown and models is not None:
-        ranks = rank_desc(scores.overall_scores[idx])
+        ranks, tied = rank_ties(scores.overall_scores[idx])
         after, sel = scores.overall_scores[idx], slice(None)
         if default_overall is not None:
             before = np.asarray(default_overall, dtype=float)[idx]
@@ -544,4 +547,5 @@ def row_table(
         [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()],
         [scores.veto_reasons[i] for i in idx] if scores.veto_reasons else None,
         dominated,
+        tied,
     )

@@ -283,7 +283,10 @@ def _rank_statistics(counts: np.ndarray, N: int, k_top: int, ranked: np.ndarray)
         "p_rank1": acc[:, 0],
         "p_topk": acc[:, :k_top].sum(axis=1),
     }
-    return {k: np.where(ranked, v, np.nan) for k, v in cols.items()}
+    out = {k: np.where(ranked, v, np.nan) for k, v in cols.items()}
+    for k in ("median_rank", "rank_5", "rank_95"):  # whole ranks; empty without a rank
+        out[k] = pd.array(out[k], dtype="Int64")
+    return out
 
 
 def rank_robustness(
@@ -423,7 +426,7 @@ def rank_robustness(
         {
             "model": list(models),
             "score_now": eng.scores.overall_scores,
-            "rank_now": rank_now,
+            "rank_now": pd.array(rank_now, dtype="Int64"),
             **_rank_statistics(counts, N, k_top, valid),
         }
     )

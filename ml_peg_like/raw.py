@@ -22,9 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from . import rawcache
-from .config import Config, ModelRef, load_config
+from .config import Config, ModelRef
+from .config.yamlio import read_config
 from .errors import DataError, Problem
-from .files import megabytes, read_limited
+from .files import file_record, megabytes, read_limited
 from .lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
@@ -61,6 +62,9 @@ class RawData:
     attributes: pd.DataFrame | None = None  # index: model; columns: attributes
     warnings: list[str] = field(default_factory=list)
     instances: dict[tuple[str, str], InstanceBlock] = field(default_factory=dict)
+    #: provenance of the files read (``io.provenance``): ``raw`` (and, from
+    #: :func:`load_dataset`, ``config`` and the converter's ``source``) records
+    origin: dict = field(default_factory=dict)
 
     def aligned_instances(self, cfg: Config) -> dict[int, InstanceBlock]:
         """The per-instance blocks keyed by column index in ``cfg.metric_ids()`` order."""
@@ -427,10 +431,11 @@ def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
     hit = rawcache.load(Path(source), key) if key else None
     if hit is not None:
         models, ids, values, warnings = hit
-        return RawData(models, ids, values, None, warnings)
+        return RawData(models, ids, values, None, warnings, origin={"raw": file_record(name, data)})
     raw = raw_from_frame(
         _read_table(io.BytesIO(data), name), cfg, ignore_unknown=ignore_unknown, source=name
     )
+    raw.origin["raw"] = file_record(name, data)
     if key:
         rawcache.store(Path(source), key, raw.models, raw.metric_ids, raw.values, raw.warnings)
     return raw
@@ -458,11 +463,11 @@ def load_dataset(path, raw_path=None, *, ignore_unknown: bool = False) -> tuple[
     p = Path(path)
     models_csv = None
     if p.is_dir():
-        cfg = load_config(p / "config.yml")
+        cfg, cfg_path, cfg_bytes = read_config(p / "config.yml")
         raw_p = Path(raw_path) if raw_path else p / "raw_metrics.csv"
         models_csv = p / "models.csv"
     else:
-        cfg = load_config(p)
+        cfg, cfg_path, cfg_bytes = read_config(p)
         if raw_path is None:
             raise DataError(
                 [Problem(str(p), "give the raw metrics CSV too (or a dataset directory)")]
@@ -474,7 +479,18 @@ def load_dataset(path, raw_path=None, *, ignore_unknown: bool = False) -> tuple[
     if models_csv is not None and models_csv.is_file():
         attrs = load_models(models_csv)
         raw.attributes = attrs.reindex(list(raw.models))
+    raw.origin["config"] = file_record(cfg_path, cfg_bytes)
+    source = _source_record(p if p.is_dir() else raw_p.parent)
+    if source:
+        raw.origin["source"] = source
     return cfg, raw
+
+
+def _source_record(directory: Path) -> dict | None:
+    """The converter record of a dataset directory (``io.provenance.SOURCE_FILE``)."""
+    from .io.provenance import read_source_record  # the io package imports this module
+
+    return read_source_record(directory)
 
 
 def model_ref_warnings(cfg: Config, raw: RawData) -> list[str]:

@@ -277,3 +277,21 @@ def test_the_latex_compiles(dataset, tmp_path, fit):
     )
     assert run.returncode == 0, run.stdout[-2000:]
     assert (tmp_path / "t.pdf").stat().st_size > 0
+
+
+def test_a_sheet_above_the_styled_limit_is_written_general_with_the_same_values(
+    dataset, monkeypatch
+):
+    import ml_peg_like.io.xlsx as xlsx
+
+    _cfg, _raw, s = loaded(dataset)
+    rep = build_report(s)
+    styled = openpyxl.load_workbook(io.BytesIO(report_xlsx(rep)))
+    # Metrics: 3 models x (Rank, Model, Key + 3 x (raw, score)) = 27 cells; Overall: 3 x 9 = 27
+    monkeypatch.setattr(xlsx, "STYLED_CELLS", 26)
+    plain = openpyxl.load_workbook(io.BytesIO(report_xlsx(rep)))
+    assert styled["Metrics"]["E2"].number_format == "0.000"
+    assert plain["Metrics"]["E2"].number_format == "General"
+    for name in ("Overall", "Metrics"):
+        a = list(styled[name].iter_rows(values_only=True))
+        assert a == list(plain[name].iter_rows(values_only=True))

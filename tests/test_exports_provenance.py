@@ -201,6 +201,13 @@ def test_latex_counts_only_weighted_columns_with_coverage_and_per_column_decimal
     marked = report_latex(build_report(s), LatexOptions(zero_weight="mark", label="tab:x"))
     assert body_lines(marked)[0] == "Rank & Model & Overall & Coverage & A & C & Z$^\\dagger$ \\\\"
     assert "$^\\dagger$: weight 0" in marked and "\\label{tab:x}" in marked
+    # a category of weight 1 whose only benchmark has weight 0 counts for nothing either
+    cfg0 = mpl.loads_config(CONFIG.replace("      B2:\n", "      B2:\n        weight: 0\n"))
+    s0 = mpl.score(mpl.load_raw(dataset / "raw_metrics.csv", cfg0), cfg0)
+    assert (
+        body_lines(report_latex(build_report(s0)))[0]
+        == "Rank & Model & Overall & Coverage & A \\\\"
+    )
 
 
 def test_latex_bold_only_among_scored_models_and_shared_ranks():

@@ -155,3 +155,25 @@ def test_grid_rows_carry_no_rank_and_the_tied_flag():
     assert by_rank == ["p", "q", "s", "r"]
     by_rank_desc = [table.models[i] for i in order(table, [(ids.COL_RANK, "desc")])]
     assert by_rank_desc == ["s", "p", "q", "r"]
+
+
+def test_cli_robustness_writes_no_rank_statistics_for_an_unscored_model(tmp_path):
+    (tmp_path / "config.yml").write_text(
+        "missing: invalidate\ncategories:\n  A:\n    benchmarks:\n      B1:\n        metrics:\n"
+        "          m1: {good: 1, bad: 0}\n  C:\n    benchmarks:\n      B2:\n        metrics:\n"
+        "          m2: {good: 1, bad: 0}\n"
+    )
+    (tmp_path / "raw.csv").write_text(
+        "model,benchmark,metric,value\np,B1,m1,0.9\np,B2,m2,0.8\nq,B1,m1,0.1\nq,B2,m2,0.2\n"
+        "r,B1,m1,0.5\n"
+    )
+    out = tmp_path / "rob"
+    args = ["robustness", str(tmp_path / "config.yml"), str(tmp_path / "raw.csv")]
+    assert main([*args, "--samples", "20", "--seed", "1", "--out", str(out)]) == 0
+    summary = pd.read_csv(out / "robustness_summary.csv", keep_default_na=False)
+    r = summary.set_index("model").loc["r"]
+    # r has no overall score (m2 missing): no rank now, no median, no quantiles, no P(rank 1)
+    assert (r[["rank_now", "median_rank", "rank_5", "rank_95", "p_rank1"]] == "").all()
+    # p dominates q on both metrics: first in every sample
+    p = summary.set_index("model").loc["p"]
+    assert p["rank_now"] == "1" and p["median_rank"] == "1" and float(p["p_rank1"]) == 1.0

@@ -58,7 +58,8 @@ class Report:
     digits: int = SCORE_DIGITS
     #: the provenance record (:mod:`.provenance`) every writer includes
     provenance: dict = field(default_factory=dict)
-    #: each category's weight (0: it does not count in the overall score)
+    #: each category's weight in the overall score (0: it does not count, by its own weight
+    #: or because every benchmark in it has weight 0)
     weights: dict[str, float] = field(default_factory=dict)
     #: the changes from the defaults (key path -> {field: value}); empty: published defaults
     changes: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -140,6 +141,13 @@ def _order(scores: Scores) -> list[int]:
     unranked = [i for i in range(len(ranks)) if math.isnan(ranks[i])]
     ranked.sort(key=lambda i: (ranks[i], i))
     return ranked + unranked
+
+
+def _counting_weight(cat) -> float:
+    """A category's weight in the overall score: 0 when it, or every benchmark in it (every
+    metric of each), has weight 0."""
+    counts = any(b.weight > 0 and any(m.weight > 0 for m in b.metrics) for b in cat.benchmarks)
+    return float(cat.weight) if counts else 0.0
 
 
 def _floats(a: np.ndarray) -> list[float | None]:
@@ -259,7 +267,7 @@ def build_report(
         scale=k,
         digits=clean_digits(digits),
         provenance=prov,
-        weights={c.name: float(c.weight) for c in cfg.categories},
+        weights={c.name: _counting_weight(c) for c in cfg.categories},
         changes=prov["changes_from_defaults"],
         missing=cfg.missing,
         uses_skip=bool(cfg.uses_skip),

@@ -298,6 +298,9 @@ def test_weight_edit_rescores(env):
         if new.overall["score"].isna()[m]:
             assert deltas[m] == "no score"
             continue
+        if base.overall["score"].isna()[m]:  # no rank before: a word, not a number
+            assert deltas[m] == "new"
+            continue
         d = int(base.overall["rank"][m] - new.overall["rank"][m])
         assert deltas[m] == ("" if d == 0 else (f"▲{d}" if d > 0 else f"▼{-d}"))
 
@@ -406,8 +409,17 @@ def test_downloads_hold_the_current_scores(env):
             "category_scores.csv",
             "benchmark_scores.csv",
             "metric_scores.csv",
+            "provenance.json",
+            "settings.yml",
         } <= names
+        import json
+
         import pandas as pd
+
+        prov = json.loads(zf.read("provenance.json"))
+        # the config as read at the start (its file's hash), the changes made since
+        assert prov["changes_from_defaults"][IRIS_ACC] == {"good": 0.95, "bad": 0.6}
+        assert prov["settings"] == "2 changed from defaults"
 
         ov = pd.read_csv(zf.open("overall_scores.csv")).set_index("model")
     for m in s.models:
@@ -421,7 +433,14 @@ def test_downloads_hold_the_current_scores(env):
     stem = safe_file_stem(cfg.title, datetime.date.today())
     assert dl.value.suggested_filename == f"{stem}.xlsx"
     wb = openpyxl.load_workbook(io.BytesIO(open(dl.value.path(), "rb").read()))
-    assert wb.sheetnames == ["Overall", "Categories", "Benchmarks", "Metrics", "Settings"]
+    assert wb.sheetnames == [
+        "Overall",
+        "Categories",
+        "Benchmarks",
+        "Metrics",
+        "Settings",
+        "Provenance",
+    ]
     ws = wb["Overall"]
     header = [c.value for c in ws[1]]
     rows = {

@@ -27,6 +27,7 @@ from ml_peg_like import loads_config, score
 from ml_peg_like.dashboard import create_app, ids
 from ml_peg_like.dashboard.tables import fmt_raw, fmt_score
 from ml_peg_like.io.report import safe_file_stem
+from ml_peg_like.scoring import rank_text
 
 pytestmark = pytest.mark.browser
 
@@ -186,6 +187,22 @@ def test_formatters_match_their_python_twins(env):
         for v in values
     ]
     assert js == py
+    # the rank column: fmtRank is scoring.rank_text ("=2" shared, "—" no rank); rankCompare
+    # puts a model without a rank last whichever way the column is sorted (AG Grid negates the
+    # comparator's result for a descending sort)
+    cases = [[1, False], [2, True], [None, False], [7, True]]
+    shown = page.evaluate(
+        """(cs) => cs.map(([v, t]) => window.dashAgGridFunctions.fmtRank(
+             {value: v, data: t ? {[window.mplNames.rowTied]: true} : {}}))""",
+        cases,
+    )
+    assert shown == ["1", "=2", "\u2014", "=7"] == [rank_text(v, t) for v, t in cases]
+    orders = page.evaluate(
+        """() => { const f = window.dashAgGridFunctions.rankCompare; const a = [3, null, 1, 2];
+             return [a.slice().sort((x, y) => f(x, y, null, null, false)),
+                     a.slice().sort((x, y) => -f(x, y, null, null, true))]; }"""
+    )
+    assert orders == [[1, 2, 3, None], [3, 2, 1, None]]
 
 
 def test_the_digits_control_reformats_the_grid(env):

@@ -142,7 +142,7 @@ def test_whatif_lists_the_single_changes_and_applies_and_undoes(env):
     button = page.locator(".whatif-item", has_text="C/B1 weight").locator("button")
     assert button.inner_text() == "Apply"
     button.click()
-    wait_column(page, "rank", {"A": "1", "B": "1", "D": "3"})  # a tie for first at 4/3
+    wait_column(page, "rank", {"A": "=1", "B": "=1", "D": "3"})  # a tie for first at 4/3
     page.wait_for_function(
         """() => document.querySelector("input[name='C/B1.weight']").value.startsWith('1.333')"""
     )

@@ -455,6 +455,23 @@ def row_data(scores: Scores, view: str, **options) -> list[dict]:
     return row_table(scores, view, **options).rows()
 
 
+def _rank_columns(scores: Scores, idx: np.ndarray, default_overall, among_shown: bool):
+    """``(ranks, tied, delta)`` of the rows ``idx``: the ranking rule's ranks and the rank change
+    against the defaults (scoring.rank_change: a number only for models ranked in both, else
+    its word, "new" or "no score"); ``among_shown``: both rankings among these rows only."""
+    ranks, tied = scores.ranks[idx], scores.tied[idx]
+    before, after, sel = default_overall, scores.overall_scores, idx
+    if among_shown:
+        ranks, tied = rank_ties(scores.overall_scores[idx])
+        after, sel = scores.overall_scores[idx], slice(None)
+        if default_overall is not None:
+            before = np.asarray(default_overall, dtype=float)[idx]
+    if before is None:
+        return ranks, tied, np.zeros(len(idx), dtype=np.int64)
+    dnum, dword = rank_change(before, after)
+    return ranks, tied, np.where(dword == "", dnum, dword)[sel]
+
+
 def row_table(
     scores: Scores,
     view: str,
@@ -481,21 +498,9 @@ def row_table(
     lay = Layout(cfg)
     fields: dict[str, list] = {}
     reasons: dict[str, np.ndarray] = {}
-    ranks, tied = scores.ranks[idx], scores.tied[idx]
-    # rank change against the defaults (scoring.rank_change): a number only for models ranked
-    # in both, else its word ("new", "no score"); with ``rank_shown`` both rankings are among
-    # the shown models only
-    before, after, sel = default_overall, scores.overall_scores, idx
-    if rank_shown and models is not None:
-        ranks, tied = rank_ties(scores.overall_scores[idx])
-        after, sel = scores.overall_scores[idx], slice(None)
-        if default_overall is not None:
-            before = np.asarray(default_overall, dtype=float)[idx]
-    if before is not None:
-        dnum, dword = rank_change(before, after)
-        delta = np.where(dword == "", dnum, dword)[sel]
-    else:
-        delta = np.zeros(len(idx), dtype=np.int64)
+    ranks, tied, delta = _rank_columns(
+        scores, idx, default_overall, rank_shown and models is not None
+    )
     overall = scores.overall_scores[idx]
     fields[ids.COL_OVERALL] = _round(overall)
     bcodes, ccodes, ocodes = level_reasons(scores)

@@ -289,6 +289,60 @@ def _rank_statistics(counts: np.ndarray, N: int, k_top: int, ranked: np.ndarray)
     return out
 
 
+def _blocking(N, M, n_jit, threshold_draws, max_threshold_cells, max_group_cols):
+    """``(K, R, n_blocks, per_chunk)``: threshold draws (0 when no parameter is jittered), weight
+    draws per block, blocks, and blocks computed per chunk (arrays of bounded size)."""
+    if n_jit == 0:
+        R = WEIGHT_BLOCK
+        n_blocks = -(-N // R)
+        return 0, R, n_blocks, max(1, min(8, CHUNK_ELEMENTS // (M * R * 4) or 1, n_blocks))
+    if threshold_draws is not None:
+        K = min(int(threshold_draws), N)
+    else:
+        K = int(min(N, max(1, float(max_threshold_cells) // (M * n_jit))))
+    R = -(-N // K)
+    K = -(-N // R)
+    per_chunk = max(1, CHUNK_ELEMENTS // (M * max_group_cols))
+    return K, R, K, max(1, min(per_chunk, CHUNK_ELEMENTS // (M * R * 4) or 1, K))
+
+
+def _vs_default(raw: RawData, default: Config | None, rank_now: np.ndarray) -> dict[str, Any]:
+    """Kendall tau and Spearman rho of the ranking against ``default``'s (None without one;
+    models without a rank in either are left out)."""
+    if default is None:
+        return {"kendall_tau_vs_default": None, "spearman_rho_vs_default": None}
+    d_ranks = _scores(raw, default).ranks
+    return {
+        "kendall_tau_vs_default": kendall_tau(rank_now, d_ranks),
+        "spearman_rho_vs_default": spearman_rho(rank_now, d_ranks),
+    }
+
+
+def _kept_samples(keep: int, P: int, eng, use_thr: bool, kept_parts: list) -> dict[str, Any]:
+    """The first ``keep`` samples' weights, moved parameters and overall scores ({} when none
+    are kept)."""
+    if not keep:
+        return {}
+    moved = {}
+    for name, mask in eng.jitter.moved.items():
+        arr = np.full((keep, P), np.nan)
+        if use_thr:
+            got = np.concatenate([k["d"][name] for k in kept_parts])
+            arr[:, eng.jit_cols[mask]] = got[:, mask]
+        moved[name] = arr
+    nan = np.full((keep, P), np.nan)
+    return {
+        "metric_weights": np.concatenate([k["mw"] for k in kept_parts]),
+        "benchmark_weights": np.concatenate([k["bw"] for k in kept_parts]),
+        "category_weights": np.concatenate([k["cw"] for k in kept_parts]),
+        "good": moved.pop("good", nan),
+        "bad": moved.pop("bad", nan.copy()),
+        "parameters": moved,
+        "threshold_columns": eng.jit_cols.copy(),
+        "overall": np.concatenate([k["ov"] for k in kept_parts]),
+    }
+
+
 def rank_robustness(
     raw: RawData,
     cfg: Config,
@@ -344,21 +398,9 @@ def rank_robustness(
     n_jit = eng.jit_cols.size
     use_thr = n_jit > 0
 
-    if use_thr:
-        if threshold_draws is not None:
-            K = min(int(threshold_draws), N)
-        else:
-            K = int(min(N, max(1, float(max_threshold_cells) // (M * n_jit))))
-        R = -(-N // K)
-        K = -(-N // R)
-        n_blocks = K
-        per_chunk = max(1, CHUNK_ELEMENTS // (M * eng.max_group_cols))
-        per_chunk = max(1, min(per_chunk, CHUNK_ELEMENTS // (M * R * 4) or 1, n_blocks))
-    else:
-        K = 0
-        R = WEIGHT_BLOCK
-        n_blocks = -(-N // R)
-        per_chunk = max(1, min(8, CHUNK_ELEMENTS // (M * R * 4) or 1, n_blocks))
+    K, R, n_blocks, per_chunk = _blocking(
+        N, M, n_jit, threshold_draws, max_threshold_cells, eng.max_group_cols
+    )
     children = np.random.SeedSequence(seed).spawn(n_blocks)
 
     valid = ~eng.omiss
@@ -460,15 +502,10 @@ def rank_robustness(
         "spearman_vs_current_5": float(np.quantile(rho_all, 0.05)) if rho_all.size else None,
         "spearman_vs_current_mean": float(rho_all.mean()) if rho_all.size else None,
         "leave_one_out_top_changes": int(loo_df["top_changed"].sum()) if len(loo_df) else 0,
-        "kendall_tau_vs_default": None,
-        "spearman_rho_vs_default": None,
+        **_vs_default(raw, default, rank_now),
         "seconds_monte_carlo": round(t_mc, 4),
         "seconds_leave_one_out": round(t_loo, 4),
     }
-    if default is not None:
-        d_ranks = _scores(raw, default).ranks
-        scalars["kendall_tau_vs_default"] = kendall_tau(rank_now, d_ranks)
-        scalars["spearman_rho_vs_default"] = spearman_rho(rank_now, d_ranks)
     settings = {
         "samples": N,
         "seed": seed,
@@ -488,27 +525,7 @@ def rank_robustness(
             "P(rank <= r) >= q"
         ),
     }
-    samples_out: dict[str, Any] = {}
-    if keep:
-        P = values.shape[1]
-        moved = {}
-        for name, mask in eng.jitter.moved.items():
-            arr = np.full((keep, P), np.nan)
-            if use_thr:
-                got = np.concatenate([k["d"][name] for k in kept_parts])
-                arr[:, eng.jit_cols[mask]] = got[:, mask]
-            moved[name] = arr
-        nan = np.full((keep, P), np.nan)
-        samples_out = {
-            "metric_weights": np.concatenate([k["mw"] for k in kept_parts]),
-            "benchmark_weights": np.concatenate([k["bw"] for k in kept_parts]),
-            "category_weights": np.concatenate([k["cw"] for k in kept_parts]),
-            "good": moved.pop("good", nan),
-            "bad": moved.pop("bad", nan.copy()),
-            "parameters": moved,
-            "threshold_columns": eng.jit_cols.copy(),
-            "overall": np.concatenate([k["ov"] for k in kept_parts]),
-        }
+    samples_out = _kept_samples(keep, values.shape[1], eng, use_thr, kept_parts)
     return RobustnessResult(
         models=models,
         settings=settings,

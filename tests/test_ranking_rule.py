@@ -177,3 +177,18 @@ def test_cli_robustness_writes_no_rank_statistics_for_an_unscored_model(tmp_path
     # p dominates q on both metrics: first in every sample
     p = summary.set_index("model").loc["p"]
     assert p["rank_now"] == "1" and p["median_rank"] == "1" and float(p["p_rank1"]) == 1.0
+
+
+def test_compare_settings_leaves_unscored_models_out_of_tau():
+    from ml_peg_like.robustness import compare_settings
+
+    # defaults: p (0.6) = q (0.6) tied #1, r no score; with C weight 0: r (A only, 0.9) #1,
+    # q 0.7 #2, p 0.5 #3. tau-b over p and q only (r unranked before): p, q tied before, so
+    # the pair is tied in a and ordered in b: tau-b = 0 / sqrt(0 * 1) -> NaN
+    raw = raw_matrix(CFG, ["p", "q", "r"], [[0.5, 0.7], [0.7, 0.5], [0.9, nan]])
+    cmp = compare_settings(raw, CFG, {"C": {"weight": 0.0}})
+    assert math.isnan(cmp.kendall_tau)
+    table = cmp.table.set_index("model")
+    assert pd.isna(table.loc["r", "rank_a"]) and table.loc["r", "rank_b"] == 1
+    assert table.loc["r", "note"] == "new"
+    assert table.loc["p", "change"] == 2  # #1 -> #3 (positive: moved down)

@@ -109,9 +109,9 @@ def compare_settings(
         {
             "model": list(models),
             "score_a": sa.overall_scores,
-            "rank_a": ra,
+            "rank_a": pd.array(ra, dtype="Int64"),  # empty: no score, no rank
             "score_b": sb.overall_scores,
-            "rank_b": rb,
+            "rank_b": pd.array(rb, dtype="Int64"),
             "change": -delta,  # positive: moved down; 0 where ``note`` has a word
             "note": word,
         }

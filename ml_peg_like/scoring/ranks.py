@@ -74,24 +74,24 @@ def rank_rows(values, average: bool = False):
     where no score."""
     v = np.atleast_2d(np.asarray(values, dtype=float))
     S, n = v.shape
-    order = np.argsort(-v, axis=1, kind="stable")  # NaN last
+    order = np.argsort(-v, axis=1)  # NaN last; the order within equal scores does not matter
     sv = np.take_along_axis(v, order, axis=1)
     starts = _group_starts(sv)
-    pos = np.arange(n)
-    first = np.maximum.accumulate(np.where(starts, pos, 0), axis=1)
     ends = np.ones((S, n), dtype=bool)
     ends[:, :-1] = starts[:, 1:]
-    last = np.minimum.accumulate(np.where(ends, pos, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    pos = np.arange(n)
+    first = np.maximum.accumulate(np.where(starts, pos, 0), axis=1)
     missing = np.isnan(sv)
-    sorted_rank = np.where(missing, np.nan, first + 1.0)
     ranks = np.empty((S, n))
     tied = np.empty((S, n), dtype=bool)
-    np.put_along_axis(ranks, order, sorted_rank, axis=1)
-    np.put_along_axis(tied, order, (last > first) & ~missing, axis=1)
+    np.put_along_axis(ranks, order, np.where(missing, np.nan, first + 1.0), axis=1)
+    np.put_along_axis(tied, order, ~(starts & ends) & ~missing, axis=1)
     avg = None
     if average:
+        last = np.minimum.accumulate(np.where(ends, pos, n - 1)[:, ::-1], axis=1)[:, ::-1]
         avg = np.empty((S, n))
-        np.put_along_axis(avg, order, np.where(missing, np.nan, (first + last) / 2.0 + 1.0), axis=1)
+        mean = np.where(missing, np.nan, (first + last) / 2.0 + 1.0)
+        np.put_along_axis(avg, order, mean, axis=1)
     return ranks, tied, avg
 
 

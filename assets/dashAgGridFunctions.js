@@ -43,16 +43,8 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return L() && i !== null ? L().value(i, kind, j) : null;
   };
 
-  // ranks in order, a model without one last in either direction (AG Grid reverses the
-  // comparator's answer when descending)
-  dagfuncs.rankOrder = function (a, b, nodeA, nodeB, isDescending) {
-    var na = !isNum(a);
-    var nb = !isNum(b);
-    if (na || nb) return na === nb ? 0 : (na ? 1 : -1) * (isDescending ? -1 : 1);
-    return a - b;
-  };
-
-  // a rank: "—" without one, "=4" when shared (scoring's one ranking rule)
+  // a rank (the ranking rule: ml_peg_like/scoring/ranks.py, rank_text its Python twin): "—"
+  // without one (no overall score), "=4" when shared (the live result's tied flag)
   dagfuncs.fmtRank = function (params) {
     var v = params.value;
     if (!isNum(v)) return MISSING;
@@ -171,6 +163,15 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
   dagfuncs.fmtCoverage = function (v) {
     if (!isNum(v)) return MISSING;
     return Math.round(v * 100) + "%";
+  };
+
+  // the rank column's order: a model without a rank is last in both directions (the first view's
+  // rows are in the same order: ml_peg_like/dashboard/rowblock.py order)
+  dagfuncs.rankCompare = function (a, b, nodeA, nodeB, isDescending) {
+    var hasA = isNum(a), hasB = isNum(b);
+    if (hasA && hasB) return a - b;
+    if (!hasA && !hasB) return 0;
+    return (hasA ? -1 : 1) * (isDescending ? -1 : 1);
   };
 
   dagfuncs.fmtDelta = function (v) {

@@ -6,6 +6,7 @@ block on a FIFO), and a file larger than the caller's limit is refused from its 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -32,6 +33,15 @@ def file_kind(path: str | Path) -> str | None:
     if stat.S_ISREG(st.st_mode):
         return None
     return next((k for test, k in _KINDS if test(st.st_mode)), "not a file")
+
+
+#: how a file's SHA-256 in a provenance record was taken
+FILE_BYTES = "file bytes as read"
+
+
+def file_record(path: str | Path, data: bytes) -> dict[str, str]:
+    """A provenance record of a file read as ``data``: its path and the SHA-256 of the bytes."""
+    return {"path": str(path), "sha256": hashlib.sha256(data).hexdigest(), "hash_of": FILE_BYTES}
 
 
 def megabytes(n: int) -> str:

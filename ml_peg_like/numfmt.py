@@ -67,6 +67,11 @@ def _fixed(a: float, decimals: int) -> str:
     return f"{Decimal(a).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP):f}"
 
 
+def fixed_decimals(a: float, decimals: int) -> str:
+    """``a`` (>= 0) with exactly ``decimals`` decimals, half up (the LaTeX export's columns)."""
+    return _fixed(a, decimals)
+
+
 def _round_int(a: float) -> int:
     """JavaScript's ``Math.round`` for a >= 0."""
     return math.floor(a + 0.5)

@@ -23,9 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from . import rawcache
-from .config import Config, ModelRef, load_config
+from .config import Config, ModelRef
+from .config.yamlio import read_config
 from .errors import DataError, Problem
-from .files import file_kind, megabytes, read_limited
+from .files import file_kind, file_record, megabytes, read_limited
 from .lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
@@ -67,6 +68,9 @@ class RawData:
     attributes: pd.DataFrame | None = None  # index: model; columns: attributes
     warnings: list[str] = field(default_factory=list)
     instances: dict[tuple[str, str], InstanceBlock] = field(default_factory=dict)
+    #: provenance of the files read (``io.provenance``): ``raw`` (and, from
+    #: :func:`load_dataset`, ``config`` and the converter's ``source``) records
+    origin: dict = field(default_factory=dict)
 
     def aligned_instances(self, cfg: Config) -> dict[int, InstanceBlock]:
         """The per-instance blocks keyed by column index in ``cfg.metric_ids()`` order."""
@@ -484,13 +488,14 @@ def load_raw(source, cfg: Config, *, ignore_unknown: bool = False) -> RawData:
     hit = rawcache.load(key) if key else None
     if hit is not None:
         models, ids, values, warnings = hit
-        return RawData(models, ids, values, None, warnings)
+        return RawData(models, ids, values, None, warnings, origin={"raw": file_record(name, data)})
     raw = raw_from_frame(
         _read_table(io.BytesIO(data), name, _raw_width(cfg)),
         cfg,
         ignore_unknown=ignore_unknown,
         source=name,
     )
+    raw.origin["raw"] = file_record(name, data)
     if key:
         rawcache.store(key, raw.models, raw.metric_ids, raw.values, raw.warnings)
     return raw
@@ -540,12 +545,16 @@ def load_dataset(path, raw_path=None, *, ignore_unknown: bool = False) -> tuple[
     """(config, raw data) from ``CONFIG RAW`` or from a directory with config.yml and
     raw_metrics.csv (and optional models.csv, whose columns become model attributes)."""
     cfg_p, raw_p, models_csv = _dataset_paths(path, raw_path)
-    cfg = load_config(cfg_p)
+    cfg, cfg_path, cfg_bytes = read_config(cfg_p)
     if raw_p is None:
         raise DataError(
             [Problem(str(path), "give the raw metrics CSV too (or a dataset directory)")]
         )
     raw = load_raw(raw_p, cfg, ignore_unknown=ignore_unknown)
+    raw.origin["config"] = file_record(cfg_path, cfg_bytes)
+    source = _source_record(Path(path) if Path(path).is_dir() else Path(raw_p).parent)
+    if source:
+        raw.origin["source"] = source
     if models_csv is None or not os.path.lexists(models_csv):
         return cfg, raw
     kind = file_kind(models_csv)
@@ -554,6 +563,13 @@ def load_dataset(path, raw_path=None, *, ignore_unknown: bool = False) -> tuple[
     else:
         raw.warnings.append(f"{models_csv}: {kind}, not a regular file: model attributes not read")
     return cfg, raw
+
+
+def _source_record(directory: Path) -> dict | None:
+    """The converter record of a dataset directory (``io.provenance.SOURCE_FILE``)."""
+    from .io.provenance import read_source_record  # the io package imports this module
+
+    return read_source_record(directory)
 
 
 def model_ref_warnings(cfg: Config, raw: RawData) -> list[str]:

@@ -62,7 +62,15 @@ def _check_reproduced(out: Path, tables_dir: Path) -> tuple[int, float]:
 def test_every_stored_score_reproduced_from_tables(mlpeg_anchor, tmp_path, capsys):
     out = tmp_path / "ds"
     assert convert_main(["ml-peg", str(mlpeg_anchor / "tables"), "--out", str(out)]) == 0
-    assert {p.name for p in out.iterdir()} == {"config.yml", "raw_metrics.csv", "models.csv"}
+    assert {p.name for p in out.iterdir()} == {
+        "config.yml",
+        "raw_metrics.csv",
+        "models.csv",
+        "source.json",  # the converter record the exports' provenance repeats
+    }
+    source = json.loads((out / "source.json").read_text())
+    assert source["converter"] == "ml-peg"
+    assert source["inputs"]["src"] == str(mlpeg_anchor / "tables")
     n, max_diff = _check_reproduced(out, mlpeg_anchor / "tables")
     assert n == 57  # 3 tables x 19 models
     assert max_diff < 1e-9

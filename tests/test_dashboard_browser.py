@@ -27,6 +27,7 @@ from ml_peg_like import loads_config, score
 from ml_peg_like.dashboard import create_app, ids
 from ml_peg_like.dashboard.tables import fmt_raw, fmt_score
 from ml_peg_like.io.report import safe_file_stem
+from ml_peg_like.scoring import rank_text
 
 pytestmark = pytest.mark.browser
 
@@ -213,6 +214,22 @@ def test_formatters_match_their_python_twins(env):
         for v in values
     ]
     assert js == py
+    # the rank column: fmtRank is scoring.rank_text ("=2" shared, "—" no rank); rankCompare
+    # puts a model without a rank last whichever way the column is sorted (AG Grid negates the
+    # comparator's result for a descending sort)
+    cases = [[1, False], [2, True], [None, False], [7, True]]
+    shown = page.evaluate(
+        """(cs) => cs.map(([v, t]) => window.dashAgGridFunctions.fmtRank(
+             {value: v, data: t ? {[window.mplNames.rowTied]: true} : {}}))""",
+        cases,
+    )
+    assert shown == ["1", "=2", "\u2014", "=7"] == [rank_text(v, t) for v, t in cases]
+    orders = page.evaluate(
+        """() => { const f = window.dashAgGridFunctions.rankCompare; const a = [3, null, 1, 2];
+             return [a.slice().sort((x, y) => f(x, y, null, null, false)),
+                     a.slice().sort((x, y) => -f(x, y, null, null, true))]; }"""
+    )
+    assert orders == [[1, 2, 3, None], [3, 2, 1, None]]
 
 
 def test_the_digits_control_reformats_the_grid(env):
@@ -325,6 +342,9 @@ def test_weight_edit_rescores(env):
         if new.overall["score"].isna()[m]:
             assert deltas[m] == "no score"
             continue
+        if base.overall["score"].isna()[m]:  # no rank before: a word, not a number
+            assert deltas[m] == "new"
+            continue
         d = int(base.overall["rank"][m] - new.overall["rank"][m])
         assert deltas[m] == ("" if d == 0 else (f"▲{d}" if d > 0 else f"▼{-d}"))
 
@@ -433,8 +453,17 @@ def test_downloads_hold_the_current_scores(env):
             "category_scores.csv",
             "benchmark_scores.csv",
             "metric_scores.csv",
+            "provenance.json",
+            "settings.yml",
         } <= names
+        import json
+
         import pandas as pd
+
+        prov = json.loads(zf.read("provenance.json"))
+        # the config as read at the start (its file's hash), the changes made since
+        assert prov["changes_from_defaults"][IRIS_ACC] == {"good": 0.95, "bad": 0.6}
+        assert prov["settings"] == "2 changed from defaults"
 
         ov = pd.read_csv(zf.open("overall_scores.csv")).set_index("model")
     for m in s.models:
@@ -448,7 +477,14 @@ def test_downloads_hold_the_current_scores(env):
     stem = safe_file_stem(cfg.title, datetime.date.today())
     assert dl.value.suggested_filename == f"{stem}.xlsx"
     wb = openpyxl.load_workbook(io.BytesIO(open(dl.value.path(), "rb").read()))
-    assert wb.sheetnames == ["Overall", "Categories", "Benchmarks", "Metrics", "Settings"]
+    assert wb.sheetnames == [
+        "Overall",
+        "Categories",
+        "Benchmarks",
+        "Metrics",
+        "Settings",
+        "Provenance",
+    ]
     ws = wb["Overall"]
     header = [c.value for c in ws[1]]
     rows = {

@@ -167,13 +167,13 @@ def test_the_xlsx_export_holds_the_filtered_models_or_all(env, tmp_path):
     assert re.fullmatch(r"Small_test_board_\d{4}-\d{2}-\d{2}\.xlsx", name)
     wb = openpyxl.load_workbook(path)
     rows = list(wb["Overall"].iter_rows(values_only=True))
-    assert rows[0][:4] == ("Rank", "Model", "Key", "Overall")
+    assert rows[0][:5] == ("Rank", "Model", "Key", "Tied", "Overall")
     s = score(raw, cfg).overall["score"]
     # rank order among all models (the filter shows, it does not rank again); kNN has no score
     ranked = s.rank(ascending=False, method="min")
     assert [r[2] for r in rows[1:]] == ["Ridge", "Dummy", "kNN"]
     assert [r[0] for r in rows[1:]] == [int(ranked["Ridge"]), int(ranked["Dummy"]), None]
-    assert rows[1][3] == pytest.approx(s["Ridge"], abs=1e-12)
+    assert rows[1][4] == pytest.approx(s["Ridge"], abs=1e-12)
     settings = dict(wb["Settings"].iter_rows(min_row=2, values_only=True))
     assert settings["Models"].startswith("3 of 6")
     # "all models": every model, whatever the filter shows

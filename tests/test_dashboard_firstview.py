@@ -7,6 +7,7 @@ from __future__ import annotations
 import html as htmllib
 import re
 
+import pandas as pd
 import pytest
 from browser_utils import (
     GRID_READY,
@@ -63,11 +64,17 @@ def test_the_page_html_holds_the_overview_ranking(tmp_path):
     # before the app's own element, after the header's template
     assert page.index(f'id="{ids.FIRST_VIEW}"') < page.index('id="react-entry-point"')
     s = score(raw, cfg)
-    ranked = s.overall.sort_values("rank")
+    ranked = s.overall.sort_values("rank", kind="stable")  # no rank (<NA>): last
     rows = _rows(page)
     assert len(rows) == min(FIRST_ROWS, len(raw.models))
-    # columns: rank, change, model, overall, then one per category (this config: invalidate)
-    assert [r[0] for r in rows] == [str(int(v)) for v in ranked["rank"]]
+    # columns: rank, change, model, overall, then one per category (this config: invalidate);
+    # a rank shows as the grid's fmtRank does: "=2" when shared, "—" without a score
+    want_ranks = [
+        "\u2014" if pd.isna(v) else ("=" if t else "") + str(int(v))
+        for v, t in zip(ranked["rank"], ranked["tied"], strict=True)
+    ]
+    assert "\u2014" in want_ranks  # this board has a model without an overall score
+    assert [r[0] for r in rows] == want_ranks
     assert [r[2] for r in rows] == list(ranked.index)
     assert [r[3] for r in rows] == [fmt_score(v, cfg.scale) for v in ranked["score"]]
     heads = _heads(page)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import urllib.parse
 
+import pandas as pd
 import pytest
 from browser_utils import GRID_READY, chromium, live_server, require_browser, small_dataset
 from test_dashboard_browser import column, commit_box, goto_view, settle, wait_column
@@ -24,6 +25,8 @@ from ml_peg_like.dashboard import create_app
 from ml_peg_like.dashboard.state import encode_filters
 from ml_peg_like.numfmt import fmt_score
 from ml_peg_like.resources import demo_dir
+
+pytestmark = pytest.mark.browser
 
 SORTED = """() => dash_ag_grid.getApi('grid').getColumnState()
                   .filter(c => c.sort).map(c => [c.colId, c.sort])"""
@@ -93,9 +96,7 @@ def test_an_explore_link_with_a_model_filter_draws_its_scatter(browser):
 def _expected(cfg, raw, changes) -> tuple[dict[str, str], dict[str, str]]:
     s = score(raw, cfg.apply_changes(changes))
     overall = {m: fmt_score(v) for m, v in s.overall["score"].items()}
-    ranks = {}
-    for m, r in s.overall["rank"].items():
-        ranks[m] = "—" if r is None or r != r else str(int(r))
+    ranks = {m: "—" if pd.isna(r) else str(int(r)) for m, r in s.overall["rank"].items()}
     return overall, ranks
 
 

@@ -65,18 +65,25 @@ def _rows(ws):
 
 def test_workbook_sheets_rank_order_frozen_header_and_settings(report):
     wb = openpyxl.load_workbook(io.BytesIO(report_xlsx(report)))
-    assert wb.sheetnames == ["Overall", "Categories", "Benchmarks", "Metrics", "Settings"]
+    assert wb.sheetnames == [
+        "Overall",
+        "Categories",
+        "Benchmarks",
+        "Metrics",
+        "Settings",
+        "Provenance",
+    ]
     header, rows = _rows(wb["Overall"])
-    assert header == ["Rank", "Model", "Key", "Overall", "A", "C"]
+    assert header == ["Rank", "Model", "Key", "Tied", "Overall", "A", "C"]
     assert rows == [
-        [1, "Y", "y", 0.95, 1.0, 0.9],
-        [2, "Model_X & 1%", "x", 0.625, 0.75, 0.5],
-        [None, "z", "z", None, 0.5, None],  # no overall score: last, no rank
+        [1, "Y", "y", False, 0.95, 1.0, 0.9],
+        [2, "Model_X & 1%", "x", False, 0.625, 0.75, 0.5],
+        [None, "z", "z", False, None, 0.5, None],  # no overall score: last, no rank
     ]
     for name in ("Overall", "Categories", "Benchmarks", "Metrics"):
         assert wb[name].freeze_panes == "D2"  # header row and Rank/Model/Key stay in view
         assert wb[name]["A1"].font.bold
-    assert wb["Overall"]["D2"].number_format == "0.000"  # 3 significant digits on 0-1
+    assert wb["Overall"]["E2"].number_format == "0.000"  # 3 significant digits on 0-1
     assert wb["Overall"].column_dimensions["B"].width >= len("Model_X & 1%")
     header, rows = _rows(wb["Metrics"])
     # raw value (with its unit) beside each score; score headers carry no unit
@@ -121,11 +128,14 @@ def test_latex_booktabs_bold_best_and_escaping(report):
     assert "\\begin{tabular}{rlrrr}" in text
     assert "Paper \\& Co\\_test" in text
     lines = [ln for ln in text.splitlines() if ln.endswith("\\\\")]
+    # one number of decimals per column, for 3 significant digits of its largest value:
+    # Overall 0.95 -> 3 decimals; A 1.0 -> 2; C 0.9 -> 3. z (no overall score) is not bold
+    # in A although 0.50 would not be best anyway; its rank is "--"
     assert lines == [
         "Rank & Model & Overall & A & C \\\\",
         "1 & Y & \\textbf{0.950} & \\textbf{1.00} & \\textbf{0.900} \\\\",
-        "2 & Model\\_X \\& 1\\% & 0.625 & 0.750 & 0.500 \\\\",
-        "-- & z & -- & 0.500 & -- \\\\",
+        "2 & Model\\_X \\& 1\\% & 0.625 & 0.75 & 0.500 \\\\",
+        "-- & z & -- & 0.50 & -- \\\\",
     ]
     assert latex_escape("a\\b~^{}$#<>") == (
         "a\\textbackslash{}b\\textasciitilde{}\\textasciicircum{}\\{\\}\\$\\#"
@@ -143,8 +153,9 @@ def test_cli_writes_one_workbook_or_one_latex_table(dataset, tmp_path):
     args = ["score", str(dataset), "--out", str(out), "--format", "latex", "--digits", "2"]
     assert main(args) == 0
     text = (out / "scores.tex").read_text(encoding="utf-8")
+    # 2 digits: Overall 0.95 -> 2 decimals, A 1.0 -> 1, C 0.9 -> 2
     assert "1 & Y & \\textbf{0.95} & \\textbf{1.0} & \\textbf{0.90} \\\\" in text
-    assert "2 & Model\\_X \\& 1\\% & 0.63 & 0.75 & 0.50 \\\\" in text  # 0.625: half up
+    assert "2 & Model\\_X \\& 1\\% & 0.63 & 0.8 & 0.50 \\\\" in text  # 0.625: half up
     with pytest.raises(SystemExit) as exc:
         main(["score", str(dataset), "--out", str(out), "--digits", "9"])
     assert exc.value.code == 2
@@ -164,7 +175,7 @@ def test_csv_and_json_write_the_shortest_repr(dataset, tmp_path):
     assert main(["score", str(dataset), "--out", str(tmp_path / "j"), "--format", "json"]) == 0
     raw_json = (tmp_path / "j" / "metric_scores.json").read_text(encoding="utf-8")
     assert "0.421" in raw_json and "0.42099999" not in raw_json
-    assert json.loads(raw_json)[0]["display_name"] == "Model_X & 1%"
+    assert json.loads(raw_json)["rows"][0]["display_name"] == "Model_X & 1%"
 
 
 def test_level_tables_keep_only_the_filtered_models(dataset):

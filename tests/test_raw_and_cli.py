@@ -123,11 +123,15 @@ def test_cli_score_writes_four_tables(dataset, tmp_path, capsys):
         )
         == 0
     )
-    overall = pd.read_csv(out / "overall_scores.csv")
-    assert list(overall.columns) == ["model", "score", "rank"]
-    # a: (0.5 + 0.5) / 2 = 0.5; b: 1; '=cmd': invalidated (Time missing) -> ranks last
-    assert overall.set_index("model").loc["b", "score"] == 1.0
-    assert overall.set_index("model").loc["a", "score"] == 0.5
+    overall = pd.read_csv(out / "overall_scores.csv", keep_default_na=False)
+    assert list(overall.columns) == ["model", "score", "rank", "tied"]
+    # a: (0.5 + 0.5) / 2 = 0.5 (rank 2); b: 1 (rank 1); '=cmd': invalidated (Time missing):
+    # no overall score, so no rank (an empty cell, not a last place)
+    ov = overall.set_index("model")
+    assert ov.loc["b", "score"] == "1.0" and ov.loc["b", "rank"] == "1"
+    assert ov.loc["a", "score"] == "0.5" and ov.loc["a", "rank"] == "2"
+    assert ov.loc["'=cmd", "score"] == "" and ov.loc["'=cmd", "rank"] == ""
+    assert ov["tied"].tolist() == [False] * 3
     assert "'=cmd" in overall["model"].tolist()  # formula neutralised
     bench = pd.read_csv(out / "metric_scores.csv")
     assert list(bench.columns) == ["model", "Iris/Accuracy", "Iris/Time"]
@@ -140,10 +144,13 @@ def test_cli_score_accepts_a_directory_json_and_scale(dataset, tmp_path):
     assert (
         main(["score", str(dataset), "--out", str(out), "--format", "json", "--scale", "100"]) == 0
     )
-    rows = json.loads((out / "overall_scores.json").read_text())
+    doc = json.loads((out / "overall_scores.json").read_text())
+    assert doc["provenance"]["tool"] == "ml-peg-like"  # every JSON file carries it
+    rows = doc["rows"]
     a = next(r for r in rows if r["model"] == "a")
     assert a["score"] == 50.0 and a["rank"] == 2
-    assert next(r for r in rows if r["model"] == "=cmd")["score"] is None
+    cmd = next(r for r in rows if r["model"] == "=cmd")
+    assert cmd["score"] is None and cmd["rank"] is None  # no score, no rank
 
 
 def test_cli_xlsx(dataset, tmp_path):
@@ -181,8 +188,17 @@ def test_in_memory_exports_hold_every_level(dataset):
             "category_scores.csv",
             "metric_scores.csv",
             "overall_scores.csv",
+            "provenance.json",
+            "settings.yml",
         ]
         ov = pd.read_csv(zf.open("overall_scores.csv")).set_index("model")
     assert ov.loc["a", "score"] == 0.5 and math.isnan(ov.loc["'=cmd", "score"])
     sheets = pd.read_excel(io.BytesIO(report_xlsx(build_report(s))), sheet_name=None)
-    assert list(sheets) == ["Overall", "Categories", "Benchmarks", "Metrics", "Settings"]
+    assert list(sheets) == [
+        "Overall",
+        "Categories",
+        "Benchmarks",
+        "Metrics",
+        "Settings",
+        "Provenance",
+    ]

@@ -170,13 +170,22 @@ def test_infinite_concentration_and_zero_jitter_reproduce_the_engine_exactly():
         assert np.allclose(res.samples["overall"][i], ref, atol=1e-12)
 
 
-def test_a_model_without_an_overall_score_is_always_last():
+def test_a_model_without_an_overall_score_has_no_rank_and_no_rank_statistics():
+    # it used to be counted at rank n (a last place it never had); now it has no rank at all
     cfg = cfg_with()  # invalidate: a missing metric removes the overall score
     rows = dict(ROWS)
     rows["gap"] = [1.0, 0.9, np.nan, 50.0, 5.0]
     res = run(raw_of(cfg, rows), cfg)
-    assert res.acceptability.loc["gap", len(rows)] == 1.0
+    assert res.acceptability.loc["gap"].isna().all()
+    gap = res.summary.set_index("model").loc["gap"]
+    assert (
+        gap[["rank_now", "median_rank", "rank_5", "rank_95", "mean_rank", "p_rank1"]].isna().all()
+    )
     assert res.scalars["models_ranked"] == len(rows) - 1
+    # the ranked models' probabilities of ranks 1..n-1 add up to 1: none is left for the gap
+    ranked = res.acceptability.drop(index="gap")
+    assert np.allclose(ranked.sum(axis=1), 1.0)
+    assert (ranked[len(rows)] == 0).all()
 
 
 def test_progress_is_reported_per_batch_up_to_the_total(monkeypatch):
@@ -349,7 +358,7 @@ def test_every_sample_equals_the_engine_on_the_config_with_that_samples_settings
         got = res.samples["overall"][i]
         assert np.array_equal(np.isnan(ref.overall_scores), np.isnan(got))
         assert np.allclose(got, ref.overall_scores, atol=1e-12, equal_nan=True)
-        assert np.array_equal(rank_samples(got[None])[0], ref.ranks)
+        assert np.array_equal(rank_samples(got[None])[0], ref.ranks, equal_nan=True)
 
 
 def test_skip_and_invalidate_by_hand_in_one_sample():
@@ -394,7 +403,7 @@ def test_rank_samples_is_rank_desc_on_every_row():
     V[0] = np.nan
     R = rank_samples(V)
     for row, r in zip(V, R, strict=True):
-        assert np.array_equal(r, rank_desc(row))
+        assert np.array_equal(r, rank_desc(row), equal_nan=True)
 
 
 def test_aggregate_batch_is_the_engine_aggregate_for_each_weight_vector():

@@ -71,8 +71,9 @@ def test_invalidate_makes_every_ancestor_of_a_missing_metric_missing():
     assert math.isnan(s.overall.loc["q", "score"])
     assert s.benchmarks.loc["q", "B2"] == pytest.approx(1.0)
     assert s.categories.loc["q", "C"] == pytest.approx(1.0)
-    # the missing model ranks last
-    assert s.overall.loc["q", "rank"] == 2 and s.overall.loc["p", "rank"] == 1
+    # the model without an overall score has no rank (not a last place)
+    assert s.overall["rank"].isna().tolist() == [False, True]
+    assert s.overall.loc["p", "rank"] == 1
     assert "coverage" not in s.overall.columns
 
 
@@ -121,9 +122,11 @@ def test_all_zero_weights_give_a_missing_group_not_zero():
     assert np.isnan(s3.overall["score"]).all()
 
 
-def test_ties_share_the_best_rank_and_missing_rank_last():
-    assert mpl.rank_desc(np.array([0.5, 0.9, 0.5, np.nan, 0.1])).tolist() == [2, 1, 2, 5, 4]
-    assert mpl.rank_desc(np.array([np.nan, np.nan])).tolist() == [1, 1]
+def test_ties_share_the_best_rank_and_missing_has_no_rank():
+    # 0.9 first; the two 0.5 share rank 2; 0.1 has three scored models above it: rank 4
+    r = mpl.rank_desc(np.array([0.5, 0.9, 0.5, np.nan, 0.1]))
+    assert r[[0, 1, 2, 4]].tolist() == [2, 1, 2, 4] and np.isnan(r[3])
+    assert np.isnan(mpl.rank_desc(np.array([np.nan, np.nan]))).all()
     # scores equal up to floating-point noise are tied
     assert mpl.rank_desc(np.array([0.3, 0.1 + 0.2])).tolist() == [1, 1]
 

@@ -113,6 +113,7 @@ def run(args) -> int:
 
     try:
         conv = args._convert(args)
+        conv.source = _source(args)
         paths = write_dataset(conv, args.out)
     except INPUT_ERRORS as exc:
         return report(exc)
@@ -121,6 +122,15 @@ def run(args) -> int:
     for line in conv.info.get("report", []):
         print(line)
     return 0
+
+
+def _source(args) -> dict:
+    """The converter record written beside the dataset (``source.json``, see
+    :mod:`ml_peg_like.io.provenance`): the converter, its version, the inputs, the date."""
+    from ..io.provenance import source_record
+
+    names = ("src", "app_config", "thresholds", "section", "results", "training_time_limit")
+    return source_record(args.convert_format, {k: getattr(args, k, None) for k in names})
 
 
 def _run_mlpeg(args) -> Converted:

@@ -141,11 +141,16 @@ def safe_load_yaml(text: str | bytes, source: str = "<text>") -> Any:
 
 def load_config(path: str | Path) -> Config:
     """Read and validate a YAML config file (or a dataset directory holding config.yml)."""
+    return read_config(path)[0]
+
+
+def read_config(path: str | Path) -> tuple[Config, Path, bytes]:
+    """:func:`load_config`, with the file read and its bytes as read (for provenance)."""
     p = Path(path)
     if p.is_dir():
         p = p / "config.yml"
     data = read_limited(p, MAX_CONFIG_BYTES, error=ConfigError)
-    return config_from_dict(safe_load_yaml(data, str(p)), str(p))
+    return config_from_dict(safe_load_yaml(data, str(p)), str(p)), p, data
 
 
 def loads_config(text: str | bytes, source: str = "<text>") -> Config:

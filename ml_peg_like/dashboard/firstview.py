@@ -31,6 +31,7 @@ from html import escape
 from typing import Any
 
 from .. import numfmt
+from ..scoring.ranks import rank_text
 from . import ids
 from .rowblock import RowTable, grid_sort, order
 from .tables import fmt_coverage
@@ -95,6 +96,8 @@ def _cell(col: Mapping[str, Any], row: Mapping[str, Any], scale: float, mark: st
         text = row.get(ids.COL_NAME) or row.get(ids.COL_MODEL, "")
         if row.get(ids.ROW_DOMINATED):  # the grid's cellClassRules: a mark after the name
             klass = _classes(klass, "dominated")
+    elif fmt == "fmtRank":  # the grid's fmtRank: "=2" when shared, "—" without a rank
+        text = rank_text(value, row.get(ids.ROW_TIED))
     elif field == ids.COL_DELTA:
         # the first view is the defaults against themselves: no arrows, only the words
         # ("new", "no score") of the grid's fmtDelta

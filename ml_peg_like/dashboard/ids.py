@@ -259,6 +259,7 @@ DOMINATED = "dominated"  # store: {model: "A, B"} the models dominating each (se
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
 ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
 ROW_DOMINATED = "_dom"  # a row's "dominated by X, Y" (absent when not dominated)
+ROW_TIED = "_t"  # true when a row's rank is shared (shown "=2"; absent when not)
 CAT_PREFIX = "c"  # c<i>: category i (overview)
 BENCH_PREFIX = "b"  # b<k>: benchmark k (category view)
 RAW_PREFIX = "r"  # r<j>: raw values of metric j (benchmark view)
@@ -349,6 +350,7 @@ def js_names(
         "boxInvalid": "box invalid",
         "rowVeto": ROW_VETO,
         "rowDominated": ROW_DOMINATED,
+        "rowTied": ROW_TIED,
         "colModel": COL_MODEL,
         "colName": COL_NAME,
         "themeToggle": THEME_TOGGLE,

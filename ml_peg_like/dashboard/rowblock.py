@@ -5,7 +5,8 @@ lists the rows in the order AG Grid's client-side row model gives (its default c
 the grid's columns use): missing values (``None``) first when ascending and so last when
 descending, numbers by value, text by code point, and rows that tie keep the table's own order
 (the models' order) in both directions; a column sorted on its display name (the model column)
-by the name shown.
+by the name shown. The rank column is the exception (its comparator, ``rankCompare`` in
+assets/dashAgGridFunctions.js): a model without a rank is last in both directions.
 """
 
 from __future__ import annotations
@@ -64,20 +65,28 @@ def _value(row: dict, col: str):
     return row.get(col)
 
 
+def _rank(v) -> int | None:
+    """A rank as the row holds it: an int, ``None`` for no rank (no overall score)."""
+    return None if v is None or v != v else int(v)
+
+
 def _delta(v) -> int | str:
     return v if isinstance(v, str) else int(v)
 
 
 class RowTable:
     """A table's rows held as columns (``tables.row_table``): the dict of a row is built only
-    when asked for (a large table's block: 100 of 10,000 rows). ``names``: the display name
+    when asked for (a large table's block: 100 of 10,000 rows). ``ranks``: the ranking rule's
+    ranks (NaN: no rank, ``None`` in the row) and ``tied``: whether each is shared (the row's
+    :data:`ids.ROW_TIED`, absent when not). ``names``: the display name
     of each row where it differs from the model key, else None; ``reasons``: (column, reason
     letter of each row) of the columns with a missing cell; ``veto``: each row's veto reasons
     (or None); ``dominated``: ``{model: models dominating it}``."""
 
-    def __init__(self, models, ranks, delta, names, fields, reasons, veto, dominated):
+    def __init__(self, models, ranks, delta, names, fields, reasons, veto, dominated, tied=None):
         self.models = models
         self._ranks, self._delta = ranks, delta
+        self._tied = np.zeros(len(models), dtype=bool) if tied is None else np.asarray(tied)
         self.names = names
         self.fields = fields
         self.reasons = reasons
@@ -91,9 +100,11 @@ class RowTable:
         key = self.models[r]
         row = {
             ids.COL_MODEL: key,
-            ids.COL_RANK: int(self._ranks[r]),
+            ids.COL_RANK: _rank(self._ranks[r]),
             ids.COL_DELTA: _delta(self._delta[r]),
         }
+        if self._tied[r]:
+            row[ids.ROW_TIED] = True
         if self.names[r]:
             row[ids.COL_NAME] = self.names[r]
         for k, vals in self.fields.items():
@@ -119,7 +130,7 @@ class RowTable:
         if col in self.fields:
             return self.fields[col]
         if col == ids.COL_RANK:
-            return [int(v) for v in self._ranks]
+            return [_rank(v) for v in self._ranks]
         if col == ids.COL_DELTA:
             return [_delta(v) for v in self._delta]
         return [_value(r, col) for r in self.rows()]  # other keys: as the rows hold them
@@ -155,7 +166,8 @@ def _numbers(values: list) -> np.ndarray | None:
 def order(rows: Sequence[dict] | RowTable, sort: SortModel) -> list[int]:
     """Row positions in the order of ``sort`` (``[]``: the table's own order). A column of
     numbers (and missing values) is sorted with numpy in :func:`sort_key`'s order: missing
-    first ascending and last descending, ties in the order before (both directions)."""
+    first ascending and last descending (the rank column: missing last both ways), ties in the
+    order before (both directions)."""
     idx = np.arange(len(rows))
     for col, direction in reversed(sort):  # stable sorts: the first column decides last
         if isinstance(rows, RowTable):
@@ -175,6 +187,7 @@ def order(rows: Sequence[dict] | RowTable, sort: SortModel) -> list[int]:
         if direction == "desc":
             perm = np.lexsort((-v, -flag))
         else:
-            perm = np.lexsort((v, flag))
+            # no rank: last ascending too (the rank column's rankCompare)
+            perm = np.lexsort((v, 1 - flag if col == ids.COL_RANK else flag))
         idx = idx[perm]
     return idx.tolist()

@@ -19,7 +19,7 @@ import numpy as np
 from .. import aggregation as agg
 from ..config import Benchmark, Category, Config, Metric, ModelRef
 from ..numfmt import MISSING_TEXT, fmt_raw, fmt_score  # noqa: F401 (re-exported)
-from ..scoring import Scores, rank_change, rank_desc
+from ..scoring import Scores, rank_change, rank_ties
 from . import ids
 from .reasoncodes import level_reasons
 from .rowblock import RowTable
@@ -285,12 +285,13 @@ def column_defs(
         {
             "colId": ids.COL_RANK,
             "valueGetter": live_getter("rank"),
-            "valueFormatter": {"function": "fmtRank(params)"},
-            "comparator": {"function": "rankOrder(valueA, valueB, nodeA, nodeB, isDescending)"},
             "headerName": "#",
-            "headerTooltip": "Rank by overall score (1 = best)",
+            "headerTooltip": "Rank by overall score (1 = best; '=2': a shared rank, scores "
+            "within 1e-9 of each other; '—': no overall score, no rank)",
             "width": 58,
             "type": "rightAligned",
+            "valueFormatter": {"function": "fmtRank(params)"},
+            "comparator": {"function": "rankCompare"},
             "cellClass": "num rank",
             "pinned": "left",
             "sort": "asc",
@@ -481,6 +482,23 @@ def row_data(scores: Scores, view: str, **options) -> list[dict]:
     return row_table(scores, view, **options).rows()
 
 
+def _rank_columns(scores: Scores, idx: np.ndarray, default_overall, among_shown: bool):
+    """``(ranks, tied, delta)`` of the rows ``idx``: the ranking rule's ranks and the rank change
+    against the defaults (scoring.rank_change: a number only for models ranked in both, else
+    its word, "new" or "no score"); ``among_shown``: both rankings among these rows only."""
+    ranks, tied = scores.ranks[idx], scores.tied[idx]
+    before, after, sel = default_overall, scores.overall_scores, idx
+    if among_shown:
+        ranks, tied = rank_ties(scores.overall_scores[idx])
+        after, sel = scores.overall_scores[idx], slice(None)
+        if default_overall is not None:
+            before = np.asarray(default_overall, dtype=float)[idx]
+    if before is None:
+        return ranks, tied, np.zeros(len(idx), dtype=np.int64)
+    dnum, dword = rank_change(before, after)
+    return ranks, tied, np.where(dword == "", dnum, dword)[sel]
+
+
 def row_table(
     scores: Scores,
     view: str,
@@ -507,21 +525,9 @@ def row_table(
     lay = Layout(cfg)
     fields: dict[str, list] = {}
     reasons: dict[str, np.ndarray] = {}
-    ranks = scores.ranks[idx]
-    # rank change against the defaults (scoring.rank_change): a number only for models ranked
-    # in both, else its word ("new", "no score"); with ``rank_shown`` both rankings are among
-    # the shown models only
-    before, after, sel = default_overall, scores.overall_scores, idx
-    if rank_shown and models is not None:
-        ranks = rank_desc(scores.overall_scores[idx])
-        after, sel = scores.overall_scores[idx], slice(None)
-        if default_overall is not None:
-            before = np.asarray(default_overall, dtype=float)[idx]
-    if before is not None:
-        dnum, dword = rank_change(before, after)
-        delta = np.where(dword == "", dnum, dword)[sel]
-    else:
-        delta = np.zeros(len(idx), dtype=np.int64)
+    ranks, tied, delta = _rank_columns(
+        scores, idx, default_overall, rank_shown and models is not None
+    )
     overall = scores.overall_scores[idx]
     fields[ids.COL_OVERALL] = _round(overall)
     bcodes, ccodes, ocodes = level_reasons(scores)
@@ -573,4 +579,5 @@ def row_table(
         [(k, _LETTERS[v].tolist()) for k, v in reasons.items() if v.any()],
         [scores.veto_reasons[i] for i in idx] if scores.veto_reasons else None,
         dominated,
+        tied,
     )

@@ -167,6 +167,8 @@ class Converted:
     models: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
+    #: the converter record written as ``source.json`` (``io.provenance.source_record``)
+    source: dict[str, Any] = field(default_factory=dict)
 
     def build(self):
         """(Config, RawData) exactly as they will load from the written files."""
@@ -212,7 +214,8 @@ def format_value(value: float | None) -> str:
 
 
 def write_dataset(conv: Converted, out: str | Path) -> list[Path]:
-    """Validate ``conv`` fully, then write DIR/config.yml, raw_metrics.csv (and models.csv).
+    """Validate ``conv`` fully, then write DIR/config.yml, raw_metrics.csv (and models.csv, and
+    source.json: the converter record, when ``conv.source`` holds one).
 
     Nothing is written when the config or the raw data would not load.
     """
@@ -224,6 +227,8 @@ def write_dataset(conv: Converted, out: str | Path) -> list[Path]:
     models = conv.models_text()
     if models is not None:
         texts["models.csv"] = models
+    if conv.source:
+        texts["source.json"] = json.dumps(conv.source, indent=2, ensure_ascii=False) + "\n"
     try:
         out.mkdir(parents=True, exist_ok=True)
         written = []
@@ -231,9 +236,9 @@ def write_dataset(conv: Converted, out: str | Path) -> list[Path]:
             p = out / name
             p.write_text(text, encoding="utf-8", newline="")
             written.append(p)
-        stale = out / "models.csv"
-        if models is None and stale.exists():
-            stale.unlink()
+        for stale in ("models.csv", "source.json"):  # a file an earlier conversion left
+            if stale not in texts and (out / stale).exists():
+                (out / stale).unlink()
     except OSError as exc:
         raise DataError([Problem(str(out), f"cannot write: {exc.strerror or exc}")]) from None
     return written

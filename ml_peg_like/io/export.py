@@ -6,6 +6,11 @@ paper-ready exports built by :mod:`.report`: one Excel workbook (:mod:`.xlsx`) a
 Every CSV/JSON table has the column ``model`` first. Text cells (names, never numbers) that a
 spreadsheet would read as a formula (starting with = + - @, tab or carriage return) are prefixed
 with a single quote in CSV and Excel exports.
+
+Provenance (:mod:`.provenance`) goes with every export: the CSV zip and the CLI's csv output
+hold ``provenance.json`` and ``settings.yml`` (the settings as a config file, with the
+provenance as a ``#`` comment block); each JSON file is ``{"provenance": {...}, "rows":
+[...]}``; the workbook has a Provenance sheet; the LaTeX table a ``%`` comment block.
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ from pathlib import Path
 
 import orjson
 
+from ..config import dump_config
 from ..lazy import lazy_module
 from ..models import display_names
 from ..scoring import Scores
-from .latex import report_latex
+from .latex import LatexOptions, report_latex
+from .provenance import comment_block, provenance_json, provenance_of_scores
 from .report import Report, build_report, neutralise_text
 from .xlsx import report_xlsx
 
@@ -32,7 +39,9 @@ __all__ = [
     "neutralise_text",
     "report_latex",
     "report_xlsx",
+    "provenance_files",
     "safe_frame",
+    "settings_yaml",
     "tables_csv_zip",
     "write_scores",
 ]
@@ -60,9 +69,26 @@ def _csv_bytes(df: pd.DataFrame) -> bytes:
     return safe_frame(df).to_csv(index=False).encode("utf-8")
 
 
-def _json_bytes(df: pd.DataFrame) -> bytes:
+def _json_bytes(df: pd.DataFrame, provenance: dict) -> bytes:
     records = df.astype(object).where(df.notna(), None).to_dict(orient="records")
-    return orjson.dumps(records, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
+    return orjson.dumps(
+        {"provenance": provenance, "rows": records},
+        option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY,
+    )
+
+
+def settings_yaml(cfg, provenance: dict) -> str:
+    """The settings as a config file (``ml-peg-like score`` accepts it), the provenance first
+    as a ``#`` comment block."""
+    return comment_block(provenance, "#") + dump_config(cfg)
+
+
+def provenance_files(scores: Scores, provenance: dict) -> dict[str, bytes]:
+    """``provenance.json`` and ``settings.yml`` of an export of ``scores``."""
+    return {
+        "provenance.json": provenance_json(provenance),
+        "settings.yml": settings_yaml(scores.config, provenance).encode("utf-8"),
+    }
 
 
 def level_tables(
@@ -92,12 +118,17 @@ def tables_csv_zip(
     *,
     attributes: pd.DataFrame | None = None,
     models=None,
+    provenance: dict | None = None,
 ) -> bytes:
-    """A zip holding one CSV per level (see :func:`level_tables`)."""
+    """A zip holding one CSV per level (see :func:`level_tables`), ``provenance.json`` and
+    ``settings.yml`` (``provenance``: default :func:`~.provenance.provenance_of_scores`)."""
+    prov = provenance if provenance is not None else provenance_of_scores(scores, scale=scale)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, df in level_tables(scores, scale, attributes=attributes, models=models).items():
             zf.writestr(f"{name}.csv", _csv_bytes(df))
+        for name, data in provenance_files(scores, prov).items():
+            zf.writestr(name, data)
     return buf.getvalue()
 
 
@@ -109,10 +140,15 @@ def write_scores(
     *,
     report: Report | None = None,
     attributes: pd.DataFrame | None = None,
+    provenance: dict | None = None,
+    latex: LatexOptions | None = None,
 ) -> list[Path]:
-    """Write the scores into ``out_dir``; return the paths. csv/json: one file per level
-    (``metric_scores.csv`` ...); xlsx: one workbook ``scores.xlsx``; latex: ``scores.tex``
-    (both from ``report``, default ``build_report(scores)``)."""
+    """Write the scores into ``out_dir``; return the paths. csv: one file per level
+    (``metric_scores.csv`` ...) with ``provenance.json`` and ``settings.yml``; json: one file
+    per level, each with its ``provenance``; xlsx: one workbook ``scores.xlsx``; latex:
+    ``scores.tex`` laid out by ``latex`` (both from ``report``, default
+    ``build_report(scores)``). ``provenance``: default
+    :func:`~.provenance.provenance_of_scores`."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     out = Path(out_dir)
@@ -124,11 +160,18 @@ def write_scores(
             p.write_bytes(report_xlsx(rep))
         else:
             p = out / "scores.tex"
-            p.write_text(report_latex(rep), encoding="utf-8")
+            p.write_text(report_latex(rep, latex), encoding="utf-8")
         return [p]
+    prov = provenance if provenance is not None else provenance_of_scores(scores, scale=scale)
+    files = {
+        f"{name}.{fmt}": _csv_bytes(df) if fmt == "csv" else _json_bytes(df, prov)
+        for name, df in level_tables(scores, scale, attributes=attributes).items()
+    }
+    if fmt == "csv":
+        files.update(provenance_files(scores, prov))
     paths = []
-    for name, df in level_tables(scores, scale, attributes=attributes).items():
-        p = out / f"{name}.{fmt}"
-        p.write_bytes(_csv_bytes(df) if fmt == "csv" else _json_bytes(df))
+    for name, data in files.items():
+        p = out / name
+        p.write_bytes(data)
         paths.append(p)
     return paths

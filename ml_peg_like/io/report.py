@@ -1,8 +1,10 @@
 """The tables of a paper-ready export, built once for every file format and for the dashboard
 and the CLI alike (:func:`build_report`; writers: :mod:`.xlsx`, :mod:`.latex`).
 
-Rows are in rank order (ties by display name; models without an overall score last); every
-model sheet starts with Rank, Model (the ``display_name`` of models.csv, else the key) and Key.
+Rows are in rank order (the ranking rule of :mod:`ml_peg_like.scoring.ranks`; tied models in the
+board's order; models without an overall score, which have no rank, last); every model sheet
+starts with Rank, Model (the ``display_name`` of models.csv, else the key) and Key; the Overall
+sheet has a Tied column (TRUE where the rank is shared).
 Scores are multiplied by the config's scale; raw values are as read. Normalised score headers
 carry no unit; raw value headers do (``Bench/Metric [unit]``).
 """
@@ -24,10 +26,11 @@ from ..lazy import lazy_module
 from ..models import display_names
 from ..numfmt import SCORE_DIGITS, clean_digits, shortest
 from ..scoring import Scores, rank_change, ranks_or_none
+from .provenance import provenance_of_scores
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
-RANK, NAME, KEY = "Rank", "Model", "Key"
+RANK, NAME, KEY, TIED = "Rank", "Model", "Key", "Tied"
 OVERALL, COVERAGE, CHANGE = "Overall", "Coverage", "Rank change vs defaults"
 ID_COLUMNS = (RANK, NAME, KEY)
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -53,6 +56,15 @@ class Report:
     coverage_columns: dict[str, list[str]] = field(default_factory=dict)
     scale: float = 1.0
     digits: int = SCORE_DIGITS
+    #: the provenance record (:mod:`.provenance`) every writer includes
+    provenance: dict = field(default_factory=dict)
+    #: each category's weight in the overall score (0: it does not count, by its own weight
+    #: or because every benchmark in it has weight 0)
+    weights: dict[str, float] = field(default_factory=dict)
+    #: the changes from the defaults (key path -> {field: value}); empty: published defaults
+    changes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    missing: str = ""  # the missing-data policy
+    uses_skip: bool = False  # some level skips missing children (the Coverage column)
 
     @property
     def categories(self) -> list[str]:
@@ -122,13 +134,20 @@ def settings_rows(
     return rows
 
 
-def _order(scores: Scores, names: list[str]) -> list[int]:
-    ov = scores.overall_scores
-    ranked = [i for i in range(len(names)) if not math.isnan(ov[i])]
-    unranked = [i for i in range(len(names)) if math.isnan(ov[i])]
-    ranked.sort(key=lambda i: (int(scores.ranks[i]), names[i].lower(), scores.models[i]))
-    unranked.sort(key=lambda i: (names[i].lower(), scores.models[i]))
+def _order(scores: Scores) -> list[int]:
+    """Rank order; tied models (and the unranked ones, last) in the board's order."""
+    ranks = scores.ranks
+    ranked = [i for i in range(len(ranks)) if not math.isnan(ranks[i])]
+    unranked = [i for i in range(len(ranks)) if math.isnan(ranks[i])]
+    ranked.sort(key=lambda i: (ranks[i], i))
     return ranked + unranked
+
+
+def _counting_weight(cat) -> float:
+    """A category's weight in the overall score: 0 when it, or every benchmark in it (every
+    metric of each), has weight 0."""
+    counts = any(b.weight > 0 and any(m.weight > 0 for m in b.metrics) for b in cat.benchmarks)
+    return float(cat.weight) if counts else 0.0
 
 
 def _floats(a: np.ndarray) -> list[float | None]:
@@ -181,7 +200,10 @@ def _rank_change(sel: _Selection, default_scores: Scores) -> list[Any]:
 def _overall_sheet(sel: _Selection, change: list[Any] | None) -> tuple[dict[str, Any], list[str]]:
     """(columns of the Overall sheet, its coverage columns)."""
     scores, cats = sel.scores, list(sel.scores.plan.categories)
-    ov: dict[str, Any] = {OVERALL: sel.scaled(scores.overall_scores)}
+    ov: dict[str, Any] = {
+        TIED: [bool(scores.tied[i]) for i in sel.order],
+        OVERALL: sel.scaled(scores.overall_scores),
+    }
     cov = []
     if scores.config.uses_skip:
         ov[COVERAGE] = sel.plain(scores.overall_coverage)
@@ -235,19 +257,21 @@ def build_report(
     digits: int = SCORE_DIGITS,
     scale: float | None = None,
     now: _dt.datetime | None = None,
+    origin: Mapping[str, Any] | None = None,
 ) -> Report:
     """The export of ``scores``: ``models`` (default: all) in rank order.
 
     ``attributes``: models.csv (display names); ``source``: where the data came from;
     ``defaults``: the config before the user's changes (the Settings sheet lists the
     differences); ``default_scores``: the scores under ``defaults`` (adds the rank change column
-    when some setting changed); ``model_filter``: words describing the filter applied.
+    when some setting changed); ``model_filter``: words describing the filter applied;
+    ``origin``: the files' provenance records (``RawData.origin``).
     """
     cfg, plan = scores.config, scores.plan
     k = float(scale if scale is not None else cfg.scale)
     keep = set(models) if models is not None else None
     all_names = display_names(attributes, scores.models)
-    order = [i for i in _order(scores, all_names) if keep is None or scores.models[i] in keep]
+    order = [i for i in _order(scores) if keep is None or scores.models[i] in keep]
     sel = _Selection(scores, order, all_names, k)
     changes = defaults.diff(cfg) if defaults is not None else None
     change = None
@@ -283,6 +307,7 @@ def build_report(
         scale=k,
         now=now,
     )
+    prov = provenance_of_scores(scores, origin=origin, defaults=defaults, scale=k, now=now)
     return Report(
         title=cfg.title,
         sheets=sheets,
@@ -292,6 +317,11 @@ def build_report(
         coverage_columns=cov_cols,
         scale=k,
         digits=clean_digits(digits),
+        provenance=prov,
+        weights={c.name: _counting_weight(c) for c in cfg.categories},
+        changes=prov["changes_from_defaults"],
+        missing=cfg.missing,
+        uses_skip=bool(cfg.uses_skip),
     )
 
 

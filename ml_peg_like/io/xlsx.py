@@ -1,7 +1,11 @@
-"""A :class:`~ml_peg_like.io.report.Report` as one Excel workbook (openpyxl): sheets Overall,
-Categories, Benchmarks, Metrics and Settings; a bold, frozen header row (and the Rank / Model /
-Key columns); column widths from the contents; number formats (scores to the report's digits,
-coverage as a percentage, raw values as General: full precision in the cells)."""
+"""A :class:`~ml_peg_like.io.report.Report` as one Excel workbook (openpyxl, write-only mode:
+rows are streamed to the file, so 10,000 models x 360 metrics fit in well under a GiB): sheets
+Overall, Categories, Benchmarks, Metrics, Settings and Provenance; a bold, frozen header row (and
+the Rank / Model / Key columns); column widths from the contents (of the first
+:data:`WIDTH_ROWS` rows); number formats (scores to the report's digits, coverage as a
+percentage, raw values as General: full precision in the cells; a sheet above
+:data:`STYLED_CELLS` cells is all General). A model without a rank has an
+empty Rank cell; the Overall sheet's Tied column is TRUE where the rank is shared."""
 
 from __future__ import annotations
 
@@ -9,10 +13,17 @@ import io
 import math
 
 from ..numfmt import fmt_raw, fmt_score
+from .provenance import provenance_rows
 from .report import ID_COLUMNS, Report, neutralise_text
 
 MAX_WIDTH = 48
 MIN_WIDTH = 6
+#: rows whose texts set the column widths (a width needs no more: the numbers' formats are fixed)
+WIDTH_ROWS = 200
+#: a sheet of more cells than this is written without number formats (General: full
+#: precision shown): a styled cell costs openpyxl ~70% more time than a plain one, and the
+#: Metrics sheet of 10,000 models x 360 metrics has 7.2 million
+STYLED_CELLS = 1_000_000
 
 
 def score_format(scale: float, digits: int) -> str:
@@ -35,32 +46,88 @@ def _cell(v):
     return neutralise_text(v)
 
 
-def _write_sheet(ws, df, fmt_of) -> None:
-    from openpyxl.styles import Alignment, Font
+def _set_widths(ws, df, fmt_of) -> None:
     from openpyxl.utils import get_column_letter
 
-    header = [neutralise_text(str(c)) for c in df.columns]
-    ws.append(header)
-    for row in df.itertuples(index=False):
-        ws.append([_cell(v) for v in row])
-    bold = Font(bold=True)
-    for cell in ws[1]:
-        cell.font = bold
-        cell.alignment = Alignment(wrap_text=True, vertical="top")
-    n_id = sum(1 for c in df.columns if c in ID_COLUMNS)
-    ws.freeze_panes = ws.cell(row=2, column=n_id + 1).coordinate
     for j, col in enumerate(df.columns, start=1):
-        number_format, shown = fmt_of(col)
-        letter = get_column_letter(j)
-        values = df[col].tolist()
-        if number_format:
-            for i in range(2, len(values) + 2):
-                ws.cell(row=i, column=j).number_format = number_format
+        _fmt, shown = fmt_of(col)
+        values = df[col].iloc[:WIDTH_ROWS].tolist()
         texts = [shown(v) if _cell(v) is not None else "" for v in values]
         # the header wraps: its longest word counts, and at most ~2 lines of it
         head = str(col)
         head_need = max(max((len(w) for w in head.split()), default=0), len(head) / 2)
-        ws.column_dimensions[letter].width = max(_width(texts), min(MAX_WIDTH, head_need + 2))
+        width = max(_width(texts), min(MAX_WIDTH, head_need + 2))
+        ws.column_dimensions[get_column_letter(j)].width = width
+
+
+def _header(ws, names) -> list:
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Alignment, Font
+
+    bold, wrap = Font(bold=True), Alignment(wrap_text=True, vertical="top")
+    out = []
+    for name in names:
+        c = WriteOnlyCell(ws, value=neutralise_text(str(name)))
+        c.font, c.alignment = bold, wrap
+        out.append(c)
+    return out
+
+
+def _write_sheet(ws, df, fmt_of) -> None:
+    """Widths and frozen panes first (write-only sheets take them before any row), then the
+    header and the rows; a formatted column's cells share one styled cell, its value set per
+    row (the row is written when appended)."""
+    from openpyxl.cell import WriteOnlyCell
+
+    _set_widths(ws, df, fmt_of)
+    n_id = sum(1 for c in df.columns if c in ID_COLUMNS)
+    ws.freeze_panes = f"{chr(ord('A') + n_id)}2"
+    ws.append(_header(ws, df.columns))
+    styled = df.shape[0] * df.shape[1] <= STYLED_CELLS
+    templates = []
+    for col in df.columns:
+        number_format, _shown = fmt_of(col)
+        template = None
+        if number_format and styled:
+            template = WriteOnlyCell(ws)
+            template.number_format = number_format
+        templates.append(template)
+    columns = [_column_values(df[col].tolist(), fmt_of(col)[0]) for col in df.columns]
+    for i in range(len(df)):
+        ws.append([_styled(col[i], tpl) for col, tpl in zip(columns, templates, strict=True)])
+
+
+def _column_values(values: list, number_format) -> list:
+    """A column's cell values: a number column's floats (None where missing) as they are,
+    any other column's cells through :func:`_cell` (text neutralised)."""
+    if number_format:  # scores, coverage, raw values: floats or None (report._floats)
+        return values
+    return [_cell(v) for v in values]
+
+
+def _styled(v, template):
+    """A cell's value, through ``template`` (the column's styled cell) when it has one and a
+    value."""
+    if template is None or v is None:
+        return v
+    template.value = v
+    return template
+
+
+def _key_value_sheet(wb, title: str, head: tuple[str, str], rows) -> None:
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Alignment
+
+    ws = wb.create_sheet(title)
+    ws.column_dimensions["A"].width = _width([k for k, _ in rows])
+    ws.column_dimensions["B"].width = 80
+    ws.freeze_panes = "A2"
+    ws.append(_header(ws, head))
+    wrap = Alignment(wrap_text=True, vertical="top")
+    for key, value in rows:
+        cell = WriteOnlyCell(ws, value=neutralise_text(value))
+        cell.alignment = wrap
+        ws.append([neutralise_text(key), cell])
 
 
 def report_xlsx(report: Report) -> bytes:
@@ -68,10 +135,8 @@ def report_xlsx(report: Report) -> bytes:
     # openpyxl is imported on the first export only (~50 ms and ~6 MiB: not on the dashboard's
     # start, which never writes a workbook before a click)
     from openpyxl import Workbook
-    from openpyxl.styles import Alignment, Font
 
-    wb = Workbook()
-    wb.remove(wb.active)
+    wb = Workbook(write_only=True)
     sfmt = score_format(report.scale, report.digits)
     for name, df in report.sheets.items():
         scores = set(report.score_columns.get(name, ()))
@@ -87,18 +152,9 @@ def report_xlsx(report: Report) -> bytes:
                 return "General", fmt_raw
             return None, str
 
-        ws = wb.create_sheet(name[:31])
-        _write_sheet(ws, df, fmt_of)
-    ws = wb.create_sheet("Settings")
-    ws.append(["Setting", "Value"])
-    for key, value in report.settings:
-        ws.append([neutralise_text(key), neutralise_text(value)])
-    ws["A1"].font = ws["B1"].font = Font(bold=True)
-    ws.freeze_panes = "A2"
-    ws.column_dimensions["A"].width = _width([k for k, _ in report.settings])
-    ws.column_dimensions["B"].width = 80
-    for row in ws.iter_rows(min_row=2, min_col=2, max_col=2):
-        row[0].alignment = Alignment(wrap_text=True, vertical="top")
+        _write_sheet(wb.create_sheet(name[:31]), df, fmt_of)
+    _key_value_sheet(wb, "Settings", ("Setting", "Value"), report.settings)
+    _key_value_sheet(wb, "Provenance", ("Field", "Value"), provenance_rows(report.provenance))
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()

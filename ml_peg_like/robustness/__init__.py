@@ -51,8 +51,9 @@ the batched scorer), :mod:`.results`, :mod:`.api` (the entry points). Three tool
   blocks of 64 weight draws) uses its own generator ``default_rng(SeedSequence(seed).spawn(...)[k])``,
   so a seed gives the same result whatever the batch sizes.
 
-  Per model: ranks (1 = best, ties share the best rank, missing last, as ``scoring.rank_desc``,
-  scores rounded to 12 decimals), the rank distribution (median, 5% and 95% quantiles: the
+  Per model: ranks (the ranking rule, ``scoring.rank_desc``: 1 = best, tied scores share the
+  best rank, a model without an overall score has no rank and no rank statistics), the rank
+  distribution (median, 5% and 95% quantiles: the
   smallest rank r with P(rank <= r) >= q), P(rank 1), P(top k) and the rank-acceptability matrix.
 
 * :func:`kendall_tau` (tau-b, ties handled) and :func:`spearman_rho` (Pearson correlation of

@@ -18,7 +18,6 @@ from ..errors import MlPegLikeError, Problem
 from ..lazy import lazy_module
 from ..raw import RawData
 from ..scoring import (
-    TIE_DECIMALS,
     Scores,
     apply_vetoes,
     largest_change,
@@ -94,7 +93,8 @@ def compare_settings(
     """Kendall tau-b and Spearman rho between the rankings of two settings of the same data.
 
     ``config_b`` may be a Config or a changes mapping applied to ``config_a``. Rankings are the
-    engine's ranks (missing overall scores tie last).
+    engine's ranks (the ranking rule); a model without an overall score in either setting has
+    no rank there and is left out of tau and rho.
     """
     if isinstance(config_b, Mapping):
         config_b = config_a.apply_changes(config_b)
@@ -109,9 +109,9 @@ def compare_settings(
         {
             "model": list(models),
             "score_a": sa.overall_scores,
-            "rank_a": ra,
+            "rank_a": pd.array(ra, dtype="Int64"),  # empty: no score, no rank
             "score_b": sb.overall_scores,
-            "rank_b": rb,
+            "rank_b": pd.array(rb, dtype="Int64"),
             "change": -delta,  # positive: moved down; 0 where ``note`` has a word
             "note": word,
         }
@@ -326,10 +326,10 @@ def rank_robustness(
     valid = ~eng.omiss
     vidx = np.flatnonzero(valid)
     n_valid = vidx.size
-    counts = np.zeros((M, M + 1), dtype=np.int64)  # ranks 1..M (M + 1 never used)
+    counts = np.zeros((M, M + 1), dtype=np.int64)  # ranks 1..M; column 0: no rank (not counted)
     base_avg = None
     if n_valid >= 2:
-        base_avg = average_ranks(np.round(eng.scores.overall_scores[vidx], TIE_DECIMALS)[None])
+        base_avg = average_ranks(eng.scores.overall_scores[vidx][None])
     keep = max(0, min(int(keep_samples), N))
     model_of = np.arange(M)
 
@@ -352,10 +352,7 @@ def rank_robustness(
     scalars = _scalars(
         eng, models, valid, acc, rhos, loo_df, (M, n_valid, N, K, R, use_thr, n_jit), (t_mc, t_loo)
     )
-    if default is not None:
-        d_ranks = _scores(raw, default).ranks
-        scalars["kendall_tau_vs_default"] = kendall_tau(rank_now, d_ranks)
-        scalars["spearman_rho_vs_default"] = spearman_rho(rank_now, d_ranks)
+    scalars.update(_vs_default(raw, default, rank_now))
     settings = {
         "samples": N,
         "seed": seed,
@@ -428,12 +425,12 @@ def _chunk_runner(
         s0 = start * R
         n_take = min(ov.shape[0], N - s0)
         ov = ov[:n_take]
-        ranks = np.full((n_take, M), n_valid + 1, dtype=np.int64)
+        ranks = np.zeros((n_take, M), dtype=np.int64)  # 0: no rank (no score)
         rho = None
         if n_valid:
-            V = np.round(ov[:, vidx], TIE_DECIMALS)
+            V = ov[:, vidx]
             rv, avg = row_ranks(V, average=base_avg is not None)
-            ranks[:, vidx] = rv
+            ranks[:, vidx] = np.nan_to_num(rv, nan=0.0).astype(np.int64)
             if base_avg is not None:
                 rho = pearson_rows(avg, np.broadcast_to(base_avg, V.shape))
         kept = None
@@ -468,15 +465,47 @@ def _run_chunks(run_chunk, starts, counts, model_of, M, N, workers, blas_threads
     return rhos, kept_parts
 
 
+def _rank_statistics(counts: np.ndarray, N: int, k_top: int, ranked: np.ndarray) -> dict:
+    """The summary's rank statistics from ``counts`` (model x rank 0..M, column 0: no rank):
+    median, 5% and 95% ranks (the smallest rank r with P(rank <= r) >= q), mean rank, P(rank 1)
+    and P(top k); NaN for the models not ``ranked`` (no overall score: no rank)."""
+    acc = counts[:, 1:] / N
+    cum = np.cumsum(counts[:, 1:], axis=1)
+
+    def quantile(q: float) -> np.ndarray:
+        return np.argmax(cum >= q * N - 1e-9, axis=1) + 1.0
+
+    cols = {
+        "median_rank": quantile(0.5),
+        "rank_5": quantile(0.05),
+        "rank_95": quantile(0.95),
+        "mean_rank": acc @ np.arange(1, acc.shape[1] + 1),
+        "p_rank1": acc[:, 0],
+        "p_topk": acc[:, :k_top].sum(axis=1),
+    }
+    out = {k: np.where(ranked, v, np.nan) for k, v in cols.items()}
+    for k in ("median_rank", "rank_5", "rank_95"):  # whole ranks; empty without a rank
+        out[k] = pd.array(out[k], dtype="Int64")
+    return out
+
+
+def _vs_default(raw: RawData, default: Config | None, rank_now: np.ndarray) -> dict[str, Any]:
+    """Kendall tau and Spearman rho of the ranking against ``default``'s (None without one;
+    models without a rank in either are left out)."""
+    if default is None:
+        return {"kendall_tau_vs_default": None, "spearman_rho_vs_default": None}
+    d_ranks = _scores(raw, default).ranks
+    return {
+        "kendall_tau_vs_default": kendall_tau(rank_now, d_ranks),
+        "spearman_rho_vs_default": spearman_rho(rank_now, d_ranks),
+    }
+
+
 def _rank_tables(counts: np.ndarray, N: int, M: int, models, eng: BatchScorer, top_k: int):
     """(rank acceptability, top k, summary per model, acceptability table) from the rank
     counts of the N samples."""
     acc = counts[:, 1:] / N  # model x rank 1..M
-    cum = np.cumsum(counts[:, 1:], axis=1)
-
-    def quantile(q: float) -> np.ndarray:
-        return np.argmax(cum >= q * N - 1e-9, axis=1) + 1
-
+    valid = ~eng.omiss
     k_top = min(int(top_k), M)
     rank_now = eng.scores.ranks
     ranks_axis = np.arange(1, M + 1)
@@ -484,15 +513,11 @@ def _rank_tables(counts: np.ndarray, N: int, M: int, models, eng: BatchScorer, t
         {
             "model": list(models),
             "score_now": eng.scores.overall_scores,
-            "rank_now": rank_now,
-            "median_rank": quantile(0.5),
-            "rank_5": quantile(0.05),
-            "rank_95": quantile(0.95),
-            "mean_rank": acc @ ranks_axis,
-            "p_rank1": acc[:, 0],
-            "p_topk": acc[:, :k_top].sum(axis=1),
+            "rank_now": pd.array(rank_now, dtype="Int64"),
+            **_rank_statistics(counts, N, k_top, valid),
         }
     )
+    acc[~valid] = np.nan  # no score, no rank: no rank statistics
     order = np.lexsort((np.arange(M), rank_now))
     summary = summary.iloc[order].reset_index(drop=True)
     acceptability = pd.DataFrame(

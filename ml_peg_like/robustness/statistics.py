@@ -2,14 +2,14 @@
 
 :func:`kendall_tau` (tau-b, ties handled) and :func:`spearman_rho` (Pearson correlation of
 average ranks) compare rankings row by row; :func:`rank_samples` is ``scoring.rank_desc`` on
-every row.
+every row (the ranking rule of :mod:`ml_peg_like.scoring.ranks`: no rank without a score).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..scoring import TIE_DECIMALS
+from ..scoring import rank_rows
 
 CHUNK_ELEMENTS = 1 << 22  # about 32 MB of float64 per batch array
 
@@ -151,40 +151,16 @@ def _by_row(a, b, block, clean_rows=None):
     return float(out[0]) if not lead else out.reshape(lead)
 
 
-def _sorted_groups(V: np.ndarray):
-    """Row-wise descending order of V (no NaN) and, per sorted position, whether it starts a tie
-    group and the first position of its group."""
-    S, n = V.shape
-    order = np.argsort(-V, axis=1)  # the order within ties does not matter
-    sv = np.take_along_axis(V, order, axis=1)
-    idx = np.arange(n)
-    new = np.ones((S, n), dtype=bool)
-    new[:, 1:] = sv[:, 1:] != sv[:, :-1]
-    first = np.where(new, idx, 0)
-    np.maximum.accumulate(first, axis=1, out=first)
-    return order, new, first
-
-
 def row_ranks(V: np.ndarray, average: bool = False):
-    """Row-wise ranks of V (no NaN; 1 = highest): min ranks (ties share the best rank) and, with
-    ``average``, average ranks (ties get the mean of their positions). One sort."""
-    S, n = V.shape
-    order, new, first = _sorted_groups(V)
-    ranks = np.empty((S, n), dtype=np.int64)
-    np.put_along_axis(ranks, order, first + 1, axis=1)
-    if not average:
-        return ranks, None
-    end = np.ones((S, n), dtype=bool)
-    end[:, :-1] = new[:, 1:]
-    last = np.where(end, np.arange(n), n - 1)[:, ::-1]
-    last = np.minimum.accumulate(last, axis=1)[:, ::-1]
-    avg = np.empty((S, n))
-    np.put_along_axis(avg, order, (first + last) / 2.0 + 1.0, axis=1)
+    """Row-wise ranks of V by the ranking rule (1 = highest; tied scores share the best rank;
+    NaN = no score, no rank) and, with ``average``, average ranks (a tie group gets the mean of
+    its positions)."""
+    ranks, _, avg = rank_rows(V, average=average)
     return ranks, avg
 
 
 def average_ranks(V: np.ndarray) -> np.ndarray:
-    """Row-wise average ranks (1 = highest; ties get the mean of their positions)."""
+    """Row-wise average ranks (1 = highest; a tie group gets the mean of its positions)."""
     return row_ranks(V, average=True)[1]
 
 
@@ -209,14 +185,6 @@ def spearman_rho(a, b):
 
 
 def rank_samples(values) -> np.ndarray:
-    """``scoring.rank_desc`` applied to every row: 1 = highest, ties share the best rank, NaN last
-    (rank = number of non-missing + 1), values rounded to 12 decimals first."""
-    v = np.round(np.atleast_2d(np.asarray(values, dtype=float)), TIE_DECIMALS)
-    S, n = v.shape
-    nan = np.isnan(v)
-    key = np.where(nan, -np.inf, v)
-    ranks, _ = row_ranks(key)
-    if nan.any():
-        n_valid = n - nan.sum(axis=1)
-        ranks = np.where(nan, (n_valid + 1)[:, None], ranks)
-    return ranks
+    """``scoring.rank_desc`` applied to every row: 1 = highest, tied scores share the best
+    rank, NaN (no score) has no rank (NaN)."""
+    return row_ranks(np.atleast_2d(np.asarray(values, dtype=float)))[0]

@@ -1,4 +1,5 @@
-"""Scores at every level (metric, benchmark, category, overall), coverage and ranks.
+"""Scores at every level (metric, benchmark, category, overall), coverage and ranks (the rule:
+:mod:`.ranks`).
 
 One representation: a float matrix with NaN for missing, weight vectors and contiguous groups;
 every level is one call of the aggregation kernel (:func:`ml_peg_like.aggregation.weighted_mean`).
@@ -17,24 +18,10 @@ from ..lazy import lazy_module
 from ..raw import RawData
 from .instances import normalise_instances
 from .plan import Plan, compile_config, normalise
+from .ranks import rank_ties
 from .vetoes import apply_vetoes, find_vetoes
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
-
-#: scores equal to this many decimals tie (ranks here, and every other comparison of scores:
-#: robustness, sensitivity)
-TIE_DECIMALS = 12
-
-
-def rank_desc(values: np.ndarray) -> np.ndarray:
-    """Rank 1 = highest; ties share the best rank; NaN ranks last (n_valid + 1)."""
-    v = np.round(np.asarray(values, dtype=float), TIE_DECIMALS)
-    valid = ~np.isnan(v)
-    ranks = np.full(v.shape, valid.sum() + 1, dtype=np.int64)
-    if valid.any():
-        sv = np.sort(-v[valid])
-        ranks[valid] = np.searchsorted(sv, -v[valid], side="left") + 1
-    return ranks
 
 
 @dataclass
@@ -49,7 +36,9 @@ class Scores:
     bench_scores: np.ndarray
     cat_scores: np.ndarray
     overall_scores: np.ndarray
+    #: the ranking rule's ranks (:mod:`.ranks`: float, NaN = no rank) and which are shared
     ranks: np.ndarray
+    tied: np.ndarray
     bench_coverage: np.ndarray
     cat_coverage: np.ndarray
     overall_coverage: np.ndarray
@@ -84,7 +73,12 @@ class Scores:
     @cached_property
     def overall(self) -> pd.DataFrame:
         df = pd.DataFrame(
-            {"score": self.overall_scores, "rank": self.ranks},
+            {
+                "score": self.overall_scores,
+                # a model without an overall score has no rank: <NA>, written empty
+                "rank": pd.array(self.ranks, dtype="Int64"),
+                "tied": self.tied,
+            },
             index=pd.Index(self.models, name="model"),
         )
         if self.config.uses_skip:
@@ -156,12 +150,14 @@ def levels(ms, bs, cs, os_, coverage, vetoed) -> dict:
     re-scoring of an edit (:mod:`.incremental`)."""
     bcov, ccov, ocov = coverage
     overall = apply_vetoes(os_[:, 0], vetoed)
+    ranks, tied = rank_ties(overall)
     return dict(
         metric_scores=ms,
         bench_scores=bs,
         cat_scores=cs,
         overall_scores=overall,
-        ranks=rank_desc(overall),
+        ranks=ranks,
+        tied=tied,
         bench_coverage=bcov,
         cat_coverage=ccov,
         overall_coverage=ocov[:, 0],

@@ -1,8 +1,9 @@
 """Dominance: the models at least as good on every live metric and better on one.
 
 A model ``j`` dominates ``i`` when, on every metric with a positive effective weight (metric,
-benchmark and category weights all > 0), after normalisation and rounding as in the ranking, ``j``
-is at least as good, strictly better on one, and missing the same metrics. It then stays ahead of
+benchmark and category weights all > 0), after normalisation, ``j`` is at least as good, strictly
+better on one, and missing the same metrics; two metric scores within the ranking rule's
+tolerance (``scoring.scores_tie``) count as equal. It then stays ahead of
 ``i`` under any weights.
 
 :func:`dominance_of` computes it from scratch. :class:`DominanceMemo` gives the same answer for a
@@ -19,7 +20,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..scoring import TIE_DECIMALS, Scores
+from ..scoring import Scores, scores_tie
 
 PAIR_BLOCK = 4_000_000  # pair x metric comparisons per block
 DENSE_METRICS = 8  # metrics compared on a large group's model x model grid first
@@ -40,9 +41,19 @@ def live_metrics(sc: Scores) -> np.ndarray:
     return (plan.w_metric > 0) & (plan.w_bench[bench_of] > 0) & (plan.w_cat[cat_of[bench_of]] > 0)
 
 
+def _at_least_as_good(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise: metric score ``a`` is at least as good as ``b`` (above, or tied by the
+    ranking rule's tolerance)."""
+    return (a >= b) | scores_tie(a, b)
+
+
+def _better(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise: metric score ``a`` is strictly better than ``b`` (above and not tied)."""
+    return (a > b) & ~scores_tie(a, b)
+
+
 def _filled(ms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(rounded scores with 0 for missing, missing mask)."""
-    ms = np.round(ms, TIE_DECIMALS)
+    """(scores with 0 for missing, missing mask)."""
     missing = np.isnan(ms)
     return np.where(missing, 0.0, ms), missing
 
@@ -69,7 +80,7 @@ def _keep_at_least(filled: np.ndarray, ii: np.ndarray, jj: np.ndarray, start: in
     k = filled.shape[1]
     while start < k and len(ii):
         stop = min(k, start + max(1, PAIR_BLOCK // len(ii)))
-        keep = (filled[jj, start:stop] >= filled[ii, start:stop]).all(axis=1)
+        keep = _at_least_as_good(filled[jj, start:stop], filled[ii, start:stop]).all(axis=1)
         ii, jj = ii[keep], jj[keep]
         start = stop
     return ii, jj
@@ -104,7 +115,7 @@ def _at_least(filled: np.ndarray, group: np.ndarray):
             r1 = min(m, r0 + ROW_BLOCK)
             pair = np.ones((r1 - r0, m), dtype=bool)
             for f in cols:
-                pair &= f[None, :] >= f[r0:r1, None]
+                pair &= _at_least_as_good(f[None, :], f[r0:r1, None])
             pair[np.arange(r1 - r0), np.arange(r0, r1)] = False
             bi, bj = np.nonzero(pair)
             ii, jj = _keep_at_least(filled, members[bi + r0], members[bj], dense)
@@ -124,7 +135,9 @@ def _strict(filled: np.ndarray, ii: np.ndarray, jj: np.ndarray) -> np.ndarray:
     out = np.zeros(len(ii), dtype=bool)
     step = max(1, PAIR_BLOCK // max(1, len(ii)))
     for start in range(0, k, step):
-        out |= (filled[jj, start : start + step] > filled[ii, start : start + step]).any(axis=1)
+        out |= _better(filled[jj, start : start + step], filled[ii, start : start + step]).any(
+            axis=1
+        )
     return out
 
 
@@ -192,8 +205,8 @@ class DominanceMemo:
                     while len(self._except) > MEMO_COLUMNS:
                         self._except.popitem(last=False)
         ii, jj, strict = hit
-        keep = col[jj] >= col[ii]
-        keep &= strict | (col[jj] > col[ii])
+        keep = _at_least_as_good(col[jj], col[ii])
+        keep &= strict | _better(col[jj], col[ii])
         ii, jj = ii[keep], jj[keep]
         with self._lock:
             last = self._last

@@ -26,18 +26,17 @@ import threading
 import numpy as np
 
 from ..normalisers import apply_normaliser, get_normaliser
-from ..scoring import TIE_DECIMALS, Scores
+from ..scoring import Scores, not_below
 
 GRID_STEPS = 48  # grid points per side for the bracketed root finding (x 10^(1/8) apart)
 TOL = 1e-9
 
 
 def ok_pair(fi: np.ndarray, fj: np.ndarray) -> np.ndarray:
-    """True where model i (score ``fi``) ranks at least as high as j (ties count; NaN is last)."""
-    ri = np.round(fi, TIE_DECIMALS)
-    rj = np.round(fj, TIE_DECIMALS)
-    with np.errstate(invalid="ignore"):
-        return ~np.isnan(ri) & ~(rj > ri)
+    """True where model i (score ``fi``) ranks at least as high as j (ties count, by the ranking
+    rule's tolerance; NaN is last). Exact for "i is ranked first": a model tied with the
+    highest score is in the first tie group."""
+    return not_below(fi, fj)
 
 
 def midpoint(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..scoring import TIE_DECIMALS
+from ..scoring import not_below, rank_desc
 from .families import midpoint, ok_pair
 
 CHUNK = 512  # values per vectorised block (bounds memory: models x CHUNK x pieces)
@@ -67,10 +67,7 @@ def leader_intervals(fam, leaders) -> tuple[np.ndarray, np.ndarray]:
         cc = cols[None, :, None]
         for i in leaders:
             # only a model whose best score can reach the leader's worst can overtake it
-            with np.errstate(invalid="ignore"):
-                reach = np.round(smax[:, cols], TIE_DECIMALS) >= np.round(
-                    smin[i, cols], TIE_DECIMALS
-                )
+            reach = not_below(smax[:, cols], smin[i, cols][None, :])
             reach |= np.isnan(smin[i, cols])[None, :]  # a leader that may lose its score
             reach[i] = False
             rows = np.nonzero(reach.any(axis=1))[0]
@@ -99,15 +96,14 @@ def _union_candidates(fam, col, models):
 
 
 def _scores_at(fam, col, t):
-    return np.round(fam.ev(np.arange(fam.n_models)[:, None], col, t[None, :]), TIE_DECIMALS)
+    return fam.ev(np.arange(fam.n_models)[:, None], col, t[None, :])
 
 
 def topk_ok(f, members, k):
     """True per column of ``f`` (models x points) where every model of ``members`` ranks <= k."""
-    fm = f[members]  # (m, R)
+    ranks = rank_desc(np.asarray(f, dtype=float).T)[:, members]  # (R, m): the ranking rule
     with np.errstate(invalid="ignore"):
-        above = (f[None, :, :] > fm[:, None, :]).sum(axis=1)
-    return ((above < k) & ~np.isnan(fm)).all(axis=0)
+        return (ranks <= k).all(axis=1)  # NaN (no score, no rank) fails
 
 
 def global_interval(fam, col, members, k):

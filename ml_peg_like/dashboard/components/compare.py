@@ -113,7 +113,8 @@ def register(app) -> None:
 def default_models(scores, shown: list[str], n: int = 3) -> list[str]:
     """The ``n`` best ranked of the shown models (board order breaks ties)."""
     pos = {m: i for i, m in enumerate(scores.models)}
-    ranked = sorted((m for m in shown if m in pos), key=lambda m: (scores.ranks[pos[m]], pos[m]))
+    ranks = np.nan_to_num(np.asarray(scores.ranks, float), nan=np.inf)  # no rank: last
+    ranked = sorted((m for m in shown if m in pos), key=lambda m: (ranks[pos[m]], pos[m]))
     return ranked[:n]
 
 

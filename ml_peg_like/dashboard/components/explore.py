@@ -17,6 +17,7 @@ from dash import Input, Output, ctx, dcc, html, no_update
 from ... import explore as ex
 from ...errors import ConfigError
 from ...lazy import lazy_module
+from ...scoring import rank_text
 from .. import ids
 from ..figures import point_trace_type
 from ..tables import fmt_raw, fmt_score
@@ -288,13 +289,12 @@ def scatter_figure(
     ix = [pos[m] for m in models if m in pos]
     xk, xall = ex.quantity_values(scores, xq, attributes)
     yk, yall = ex.quantity_values(scores, yq, attributes)
-    ranks = np.asarray(scores.ranks)
-    has = np.isfinite(np.asarray(scores.overall_scores, float))
+    ranks, tied = np.asarray(scores.ranks), np.asarray(scores.tied)
     keep = [i for i in ix if _present(xk, xall[i]) and _present(yk, yall[i])]
     xs = [xall[i] for i in keep]
     ys = [yall[i] for i in keep]
     keys = [scores.models[i] for i in keep]
-    rank_txt = [str(int(ranks[i])) if has[i] else "no score" for i in keep]
+    rank_txt = ["no score" if np.isnan(ranks[i]) else rank_text(ranks[i], tied[i]) for i in keep]
     hover = [
         f"<b>{plots.esc(names.get(k, k))}</b><br>{plots.esc(xq.label)}: {plots.esc(_fmt(xq, x))}"
         f"<br>{plots.esc(yq.label)}: {plots.esc(_fmt(yq, y))}<br>rank: {r}"

@@ -129,7 +129,7 @@ def run_analysis(engine, changes: Any, controls: Mapping[str, Any], progress=Non
 
 def tau_for(engine, changes: Any) -> tuple[float, float]:
     """Kendall tau and Spearman rho of the current overall ranking against the default one
-    (the engine's ranks: missing overall scores tie last)."""
+    (the engine's ranks: a model without an overall score has no rank and is left out)."""
     clean = clean_changes(engine.defaults, changes)
     _cfg, scores = engine.scores_for(clean)
     base = engine.default_scores.ranks

@@ -126,8 +126,10 @@ def _layout(height: int, **kw) -> dict:
 
 
 def _shown(summary: pd.DataFrame, max_models: int) -> pd.DataFrame:
-    """The first ``max_models`` rows (summary is sorted by current rank)."""
-    return summary.iloc[: max(1, int(max_models))].reset_index(drop=True)
+    """The first ``max_models`` ranked rows (summary is sorted by current rank; a model without
+    an overall score has no rank and no rank statistics: not drawn)."""
+    ranked = summary[summary["rank_now"].notna()]
+    return ranked.iloc[: max(1, int(max_models))].reset_index(drop=True)
 
 
 def _y_axis(names: list[str], **kw) -> dict:

@@ -42,6 +42,9 @@ def summary_rows(summary: pd.DataFrame) -> list[list[str]]:
     P(top k), as displayed."""
     out = []
     for r in summary.itertuples(index=False):
+        if pd.isna(r.rank_now):  # no overall score: no rank, no rank statistics
+            out.append(["\u2014", str(r.model), "\u2014", "\u2014", "\u2014", "\u2014", "\u2014"])
+            continue
         out.append(
             [
                 str(int(r.rank_now)),

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html
 from dash.exceptions import PreventUpdate
 
-from ...config import dump_config
 from ...errors import ConfigError
-from ...io.export import tables_csv_zip
+from ...io.export import settings_yaml, tables_csv_zip
 from ...io.latex import report_latex
+from ...io.provenance import provenance_of_scores
 from ...io.report import build_report, safe_file_stem
 from ...io.xlsx import report_xlsx
 from ...numfmt import MAX_DIGITS, SCORE_DIGITS, clean_digits
@@ -30,7 +30,10 @@ from .inputs import attr_selection
 UPLOAD_TOO_BIG = f"the file is larger than {UPLOAD_LIMIT_TEXT}, the limit of a settings upload"
 
 _EXPORT_BUTTONS = {
-    "csv": ("CSV", "Score tables of every level as CSV files in a zip"),
+    "csv": (
+        "CSV",
+        "Score tables of every level as CSV files in a zip, with settings.yml and provenance.json",
+    ),
     "xlsx": (
         "Excel",
         "One workbook: Overall in rank order, Categories, Benchmarks, Metrics (raw values "
@@ -38,8 +41,9 @@ _EXPORT_BUTTONS = {
     ),
     "latex": (
         "LaTeX",
-        "A booktabs table of rank, model, overall and category scores (best in bold), "
-        "scores to the digits chosen",
+        "A booktabs table of rank, model, overall and the categories that count (best in "
+        "bold), one number of decimals per column from the digits chosen; the provenance in "
+        "a comment block",
     ),
     "yaml": (
         "Config YAML",
@@ -258,6 +262,12 @@ class ExportRequest:
     def stem(self) -> str:
         return safe_file_stem(self.cfg.title, _dt.date.today())
 
+    def provenance(self) -> dict:
+        """The export's provenance: the files as read at the start, the changes made since."""
+        cache = self.cache
+        origin = getattr(cache.raw, "origin", None)
+        return provenance_of_scores(self.scores, origin=origin, defaults=cache.defaults)
+
     def report(self):
         cache = self.cache
         return build_report(
@@ -269,11 +279,17 @@ class ExportRequest:
             default_scores=cache.default_scores,
             model_filter=self.words or None,
             digits=self.digits,
+            origin=getattr(cache.raw, "origin", None),
         )
 
 
 def _csv(req: ExportRequest):
-    data = tables_csv_zip(req.scores, attributes=req.cache.raw.attributes, models=req.models)
+    data = tables_csv_zip(
+        req.scores,
+        attributes=req.cache.raw.attributes,
+        models=req.models,
+        provenance=req.provenance(),
+    )
     return dcc.send_bytes(data, f"{req.stem}_scores.zip")
 
 
@@ -286,7 +302,7 @@ def _latex(req: ExportRequest):
 
 
 def _yaml(req: ExportRequest):
-    return dcc.send_string(dump_config(req.cfg), f"{req.stem}_config.yml")
+    return dcc.send_string(settings_yaml(req.cfg, req.provenance()), f"{req.stem}_config.yml")
 
 
 _EXPORTS = {"csv": _csv, "xlsx": _xlsx, "latex": _latex, "yaml": _yaml}

@@ -17,7 +17,7 @@ from ..config import Config
 from ..earlypage import keep_page
 from ..raw import RawData
 from ..resources import assets_dir
-from . import firstpage, firstview, ids, servertiming, warm
+from . import a11y, firstpage, firstview, ids, servertiming, warm
 from .cache import ScoreCache
 from .components import (
     bigrows,
@@ -47,7 +47,8 @@ __all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", 
 
 
 def _with_names(index_string: str) -> str:
-    """The page template with ``window.mplNames`` (ids.py) set before the assets' scripts."""
+    """The page template with ``window.mplNames`` (ids.py) set before the assets' scripts, and
+    the page's language (a11y.py)."""
     names = ids.js_names_script(
         REASON_TIPS,
         upload_max=MAX_UPLOAD_BYTES,
@@ -55,7 +56,8 @@ def _with_names(index_string: str) -> str:
         score_stops=firstview.SCORE_STOPS,
     )
     script = "<script>" + names + "</script>"
-    return index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
+    page = index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
+    return a11y.with_lang(page)
 
 
 def create_app(

@@ -37,9 +37,9 @@ def env(tmp_path_factory):
         yield url, browser
 
 
-def _open(env, theme: str, query: str):
+def _open(env, theme: str, query: str, width: int = 1280, height: int = 800):
     url, browser = env
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=theme)
+    ctx = browser.new_context(viewport={"width": width, "height": height}, color_scheme=theme)
     page = ctx.new_page()
     page.goto(url + query)
     page.wait_for_selector(GRID_READY)
@@ -74,6 +74,17 @@ def _wait_view(page, name: str) -> None:
 def test_view_has_no_serious_violation(env, view, theme):
     page = _open(env, theme, VIEWS[view])
     _wait_view(page, view)
+    assert _blocking(page) == []
+    page.context.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_phone_with_its_menu_and_tools_open_has_no_serious_violation(env, theme):
+    page = _open(env, theme, "/", width=390, height=844)
+    for button in ("#menu-toggle", "#tools-toggle"):
+        page.click(button)
+        assert page.get_attribute(button, "aria-expanded") == "true"
+    assert page.locator("#toolbar").is_visible() and page.locator("#sidebar").is_visible()
     assert _blocking(page) == []
     page.context.close()
 

@@ -109,3 +109,61 @@ def test_a_notebook_cell_embeds_the_dashboard():
         assert "X-Frame-Options" not in headers
         status, _, health = _get(frame.group(1) + "health")
         assert status == 200 and '"models":20' in health.replace(" ", "")
+
+
+def _parent_page(host: str, child: str):
+    """A page on ``host`` (a random port) that frames ``child``: a notebook's page stand-in."""
+    import http.server
+    import threading
+
+    body = f'<!doctype html><html lang="en"><title>nb</title><iframe src="{child}" width="1200" height="700"></iframe>'
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (the standard library's name)
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer((host, 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://{host}:{server.server_port}/"
+
+
+@pytest.mark.browser
+def test_a_local_notebook_page_frames_the_dashboard_and_another_origin_cannot(small):
+    """In Chromium: a page from localhost shows the framed dashboard (its grid draws); a page
+    from another origin (127.0.0.2, not in the list) is refused, as is any page framing the
+    default server."""
+    from browser_utils import GRID_READY, chromium, live_server, require_browser
+
+    from ml_peg_like.dashboard import create_app
+
+    require_browser()
+    cfg, raw = small
+    framed = create_app(cfg, raw, robustness=False)
+    nb_mod.allow_frames(framed.server)
+    plain = create_app(cfg, raw, robustness=False)
+    with live_server(framed) as app_url, live_server(plain) as plain_url, chromium() as browser:
+        cases = [("localhost", app_url, True), ("127.0.0.2", app_url, False)]
+        cases.append(("localhost", plain_url, False))
+        for host, child, shown in cases:
+            server, parent = _parent_page(host, child + "/")
+            try:
+                page = browser.new_context().new_page()
+                page.goto(parent)
+                frame = page.frame_locator("iframe")
+                if shown:
+                    frame.locator(GRID_READY).first.wait_for(timeout=20_000)
+                else:
+                    page.wait_for_timeout(1500)
+                    assert frame.locator(GRID_READY).count() == 0, (host, child)
+                    assert page.frames[1].url != child + "/", (host, child)
+                page.context.close()
+            finally:
+                server.shutdown()

@@ -82,25 +82,32 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
   };
 
   // A screen too narrow for the pinned columns (#, ±, model, overall): AG Grid unpins some.
-  // Unpin from the inside (overall, then ±) so that the rank stays first, and give the model's
-  // name less room on a phone.
+  // Unpin from the inside (overall, then ±) so that the rank stays first. On a phone the scores
+  // come first: only the model's name stays pinned (with less room), the rank-change column
+  // and the tick column (Compare: its own view has a model picker) are left out.
   var NARROW = 600;
-  var MODEL_NARROW = 150;
+  var MODEL_NARROW = 128;
+  function phoneColumns(api) {
+    api.setColumnWidths([{ key: N().colModel, newWidth: MODEL_NARROW }]);
+    api.setColumnsVisible([N().colDelta], false);
+    var sel = api.getGridOption("rowSelection");
+    if (sel && typeof sel === "object" && sel.checkboxes) {
+      api.setGridOption("rowSelection", Object.assign({}, sel, { checkboxes: false }));
+    }
+  }
   dagfuncs.unpinInner = function (params) {
     var api = params.api;
     var left = api && api.getDisplayedLeftColumns ? api.getDisplayedLeftColumns() : null;
     if (!left) return params.columns;
+    if (params.viewportWidth < NARROW) {
+      setTimeout(function () { phoneColumns(api); }, 0);
+      return left.filter(function (c) { return c.getColId() !== N().colModel; });
+    }
     var room = params.viewportWidth - 50;
     var width = 0;
     left.forEach(function (c) { width += c.getActualWidth(); });
     var out = [];
     for (var i = left.length - 1; i > 0 && width > room; i--) {
-      var id = left[i].getColId();
-      if (id === N().colModel && params.viewportWidth < NARROW) {
-        width -= left[i].getActualWidth() - MODEL_NARROW;
-        setTimeout(function () { api.setColumnWidths([{ key: id, newWidth: MODEL_NARROW }]); }, 0);
-        continue;
-      }
       out.push(left[i]);
       width -= left[i].getActualWidth();
     }

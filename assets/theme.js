@@ -1,4 +1,5 @@
-/* The light / dark theme and the sidebar's menu button (narrow screens).
+/* The light / dark theme, and the sidebar's menu and the toolbar's tools buttons (narrow
+ * screens: each folds its part away until pressed).
  * The theme follows the system setting (prefers-color-scheme) until the user picks one with the
  * header's button; the choice is remembered (localStorage). It sets data-theme (the page's CSS,
  * the plots' CSS) and data-ag-theme-mode (AG Grid's dark mode) on the root element and body.
@@ -76,12 +77,14 @@
       return;
     }
     var menu = closestId(e.target, N().menuToggle);
+    var tools = closestId(e.target, N().toolsToggle);
     var app = document.querySelector(".app");
     if (!app) return;
-    if (menu) {
-      var open = !app.classList.contains("menu-open");
-      app.classList.toggle("menu-open", open);
-      menu.setAttribute("aria-expanded", open ? "true" : "false");
+    if (menu || tools) {
+      var cls = menu ? "menu-open" : "tools-open";
+      var open = !app.classList.contains(cls);
+      app.classList.toggle(cls, open);
+      (menu || tools).setAttribute("aria-expanded", open ? "true" : "false");
     } else if (closestId(e.target, N().sidebar) && e.target.closest("button")) {
       app.classList.remove("menu-open"); // a choice in the menu closes it
     }

@@ -30,6 +30,17 @@ from .scoring import Scores, compile_config, rank_desc, score, score_values
 
 __version__ = "0.1.0"
 
+
+def show(data, **options):
+    """Show the dashboard of ``data`` (a dataset directory, or ``(config, raw)``) inline in a
+    Jupyter notebook; returns the Dash app. See docs/NOTEBOOK.md and
+    :func:`ml_peg_like.dashboard.notebook.show` for the options. The dashboard (Dash) is
+    imported only here: the engine does without it."""
+    from .dashboard.notebook import show as show_inline
+
+    return show_inline(data, **options)
+
+
 __all__ = [
     "Benchmark",
     "Category",
@@ -66,4 +77,5 @@ __all__ = [
     "register_normaliser",
     "score",
     "score_values",
+    "show",
 ]

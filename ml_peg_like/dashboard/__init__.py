@@ -20,7 +20,7 @@ from ..config import Config
 from ..earlypage import keep_page, request_handler
 from ..raw import RawData
 from ..resources import assets_dir
-from . import firstpage, firstview, ids, servertiming, warm
+from . import a11y, firstpage, firstview, ids, servertiming, warm
 from .cache import ScoreCache
 from .components import (
     curve,
@@ -50,7 +50,8 @@ __all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", 
 
 def _with_names(index_string: str, bundle: str) -> str:
     """The page template with ``window.mplNames`` (ids.py) and the board (``bundle``: the JSON
-    script element of ``liveedit.bundle_script``) before the assets' scripts."""
+    script element of ``liveedit.bundle_script``) before the assets' scripts, and the page's
+    language (a11y.py)."""
     names = ids.js_names_script(
         REASON_BY_CODE,
         upload_max=MAX_UPLOAD_BYTES,
@@ -58,7 +59,8 @@ def _with_names(index_string: str, bundle: str) -> str:
         score_stops=firstview.SCORE_STOPS,
     )
     script = "<script>" + names + "</script>" + bundle
-    return index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
+    page = index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
+    return a11y.with_lang(page)
 
 
 def table_dominated(sv) -> dict[str, str]:

@@ -47,6 +47,8 @@ MODEL_CARD_BODY = "model-card-body"
 MODEL_CARD_CLOSE = "model-card-close"
 THEME_TOGGLE = "theme-toggle"  # light / dark (the browser keeps the choice)
 MENU_TOGGLE = "menu-toggle"  # the sidebar's menu button on narrow screens
+TOOLS_TOGGLE = "tools-toggle"  # the toolbar's button on narrow screens (folds it away)
+TOOLBAR = "toolbar"  # the toolbar (folded away on narrow screens until its button opens it)
 MISSING_POLICY = "missing-policy"  # the missing-data policy switch (invalidate / skip)
 MISSING_SKIP = "missing-skip"  # the no-score line's button that applies skip
 POLICY_OVERRIDES = "policy-overrides"  # the categories that override the policy
@@ -355,6 +357,8 @@ def js_names(
         "colName": COL_NAME,
         "themeToggle": THEME_TOGGLE,
         "menuToggle": MENU_TOGGLE,
+        "toolsToggle": TOOLS_TOGGLE,
+        "colDelta": COL_DELTA,
         "sidebar": SIDEBAR,
         "reasons": dict(reasons or {}),
         "digits": SCORE_DIGITS,

@@ -6,6 +6,7 @@ view's metric scores per model, sorted). Figures are plain dicts in the theme of
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html
@@ -122,16 +123,45 @@ def _nan(v) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
+#: a radar's category label longer than this wraps (at spaces and after hyphens): the labels are
+#: drawn outside the circle and Plotly makes no room for them on a narrow screen
+RADAR_LABEL_LINE = 12
+
+
+def wrap_label(text: str, width: int = RADAR_LABEL_LINE) -> str:
+    """``text`` (escaped already) on lines of about ``width`` characters, broken at spaces and
+    after hyphens, joined by ``<br>`` (Plotly's line break)."""
+    words = re.findall(r"[^\s-]+-?|-", text)
+    lines: list[str] = []
+    for w in words:
+        if lines and len(lines[-1]) + len(w) + (0 if lines[-1].endswith("-") else 1) <= width:
+            lines[-1] += w if lines[-1].endswith("-") else " " + w
+        else:
+            lines.append(w)
+    return "<br>".join(lines) if lines else text
+
+
 def radar_figure(scores, models: list[str], names: dict[str, str], theme: str = "light") -> dict:
     rows = [r for r in ex.compare_rows(scores, models) if r["level"] == 1]
     cats = [plots.esc(r["name"]) for r in rows]
+    if len(cats) <= RADAR_MAX_AXES:
+        cats = [wrap_label(c) for c in cats]
     traces = []
     for i, m in enumerate(models):
         vals = [None if _nan(r["scores"][i]) else r["scores"][i] for r in rows]
         colour = plots.PALETTE[i % len(plots.PALETTE)]
         name = plots.esc(names.get(m, m))
-        if len(cats) > RADAR_MAX_AXES:
-            traces.append(dict(type="bar", x=cats, y=vals, name=name, marker=dict(color=colour)))
+        if len(cats) > RADAR_MAX_AXES:  # bars across: the category names down the left
+            traces.append(
+                dict(
+                    type="bar",
+                    orientation="h",
+                    y=cats,
+                    x=vals,
+                    name=name,
+                    marker=dict(color=colour),
+                )
+            )
         else:
             traces.append(
                 dict(
@@ -145,22 +175,6 @@ def radar_figure(scores, models: list[str], names: dict[str, str], theme: str = 
                     opacity=0.75,
                 )
             )
-    t = plots.THEMES.get(theme, plots.THEMES["light"])
-    extra: dict = {}
-    if len(cats) > RADAR_MAX_AXES:
-        extra = dict(
-            barmode="group",
-            yaxis=plots.axis(theme, range=[0, 1], title=dict(text="score")),
-            xaxis=plots.axis(theme),
-        )
-    else:
-        extra = dict(
-            polar=dict(
-                bgcolor=t["bg"],
-                radialaxis=dict(range=[0, 1], gridcolor=t["grid"], linecolor=t["line"]),
-                angularaxis=dict(gridcolor=t["grid"], linecolor=t["line"]),
-            )
-        )
     return dict(
         data=traces,
         layout=plots.layout(
@@ -168,9 +182,44 @@ def radar_figure(scores, models: list[str], names: dict[str, str], theme: str = 
             height=420,
             showlegend=True,
             title=dict(text="Category scores", x=0.01),
-            legend=dict(orientation="h", y=-0.12),
-            **extra,
+            **_radar_frame(theme, bars=len(cats) > RADAR_MAX_AXES),
         ),
+    )
+
+
+#: a legend above the plot, right-aligned, growing upwards into the top margin (Plotly widens
+#: the margin for it): it never covers the bars or the axis labels below them
+LEGEND_ABOVE = dict(orientation="h", yanchor="bottom", y=1.02, x=1, xanchor="right")
+#: a legend under the radar, growing downwards into the bottom margin: the circle and its
+#: category labels stay clear however many models wrap onto more rows
+LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.1, x=0.5, xanchor="center")
+#: a title at the very top of the figure, the legend (LEGEND_ABOVE) between it and the plot
+TITLE_TOP = dict(x=0.01, xanchor="left", y=1, yref="container", yanchor="top", pad=dict(t=8))
+#: the benchmark figure's top margin: its title and four rows of legend (a phone's width)
+BENCH_TOP = 130
+#: room left and right of the radar for its category labels (they are drawn outside the circle)
+RADAR_MARGIN = dict(l=80, r=80, t=48, b=40)
+
+
+def _radar_frame(theme: str, bars: bool) -> dict:
+    """The layout of the radar (or of its bars when there are many categories): axes, legend
+    and margins."""
+    if bars:
+        return dict(
+            barmode="group",
+            xaxis=plots.axis(theme, range=[0, 1]),
+            yaxis=plots.axis(theme, autorange="reversed"),  # the first category on top
+            legend=dict(LEGEND_BELOW, y=-0.15),  # clear of the score ticks
+        )
+    t = plots.THEMES.get(theme, plots.THEMES["light"])
+    return dict(
+        polar=dict(
+            bgcolor=t["bg"],
+            radialaxis=dict(range=[0, 1], gridcolor=t["grid"], linecolor=t["line"]),
+            angularaxis=dict(gridcolor=t["grid"], linecolor=t["line"]),
+        ),
+        legend=LEGEND_BELOW,
+        margin=RADAR_MARGIN,
     )
 
 
@@ -297,12 +346,12 @@ def bench_figure(
             showlegend=True,
             title=dict(
                 text=plots.esc(f"{node.name}: metric scores per model{note}"),
-                x=0.01,
+                **TITLE_TOP,
                 font=dict(size=13),
             ),
             xaxis=plots.axis(theme, tickangle=-40),
             yaxis=plots.axis(theme, range=[0, 1.05], title=dict(text="score")),
-            legend=dict(orientation="h", y=1.12, x=1, xanchor="right"),
-            margin=dict(l=60, r=20, t=64, b=110),
+            legend=dict(LEGEND_ABOVE, x=0, xanchor="left"),
+            margin=dict(l=60, r=20, t=BENCH_TOP, b=110),
         ),
     )

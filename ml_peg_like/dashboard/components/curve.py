@@ -12,7 +12,7 @@ from typing import Any
 from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html, no_update
 
 from ...config import Benchmark, Config
-from .. import figpatch, ids
+from .. import a11y, figpatch, ids
 from ..curve_axis import XSCALES
 from . import plots
 
@@ -62,6 +62,7 @@ def layout() -> html.Div:
                             ),
                         ],
                         className="xscale-wrap",
+                        **{a11y.ATTR_GROUP: "Curve x axis"},
                         title=(
                             "auto: linear; log for a speed-up normaliser whose values span "
                             "more than 50x"

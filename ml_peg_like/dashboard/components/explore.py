@@ -18,7 +18,7 @@ from ... import explore as ex
 from ...errors import ConfigError
 from ...lazy import lazy_module
 from ...scoring import rank_text
-from .. import ids
+from .. import a11y, ids
 from ..figures import point_trace_type
 from ..tables import fmt_raw, fmt_score
 from . import compare, modelcard, plots
@@ -212,7 +212,7 @@ def layout(cache) -> list:
                 ],
                 className="ex-field",
             ),
-            html.Label(
+            html.Div(  # not a label: its radio buttons have their own
                 [
                     "axes",
                     dcc.RadioItems(
@@ -220,6 +220,7 @@ def layout(cache) -> list:
                     ),
                 ],
                 className="ex-field ex-axes",
+                **{a11y.ATTR_GROUP: "Explore axes"},
                 title="auto: a log axis when the values span more than three decades",
             ),
         ],

@@ -13,7 +13,7 @@ import dash_ag_grid as dag
 import orjson
 from dash import dcc, html
 
-from .. import ids
+from .. import a11y, ids
 from . import compare
 
 GRID_THEME = (
@@ -100,6 +100,7 @@ def layout(columns: list[dict], rows: list[dict], n_models: int) -> list:
             ],
             id=ids.SHOW_WRAP,
             style={"display": "none"},
+            **{a11y.ATTR_GROUP: "The table shows"},
             className="show-wrap",
         ),
         html.Div(

@@ -83,7 +83,7 @@ def layout(
                 ],
                 className="app-header",
             ),
-            html.Div(toolbar, className="toolbar"),
+            html.Div(toolbar, className="toolbar", id=ids.TOOLBAR),
             html.Div(id=ids.STATUS, className="status", role="status"),
             html.Div(
                 [

@@ -18,7 +18,7 @@ from dash import dcc, html, no_update
 from ... import aggregation as agg
 from ...config import ROOT, Config
 from ...scoring import Scores
-from .. import ids
+from .. import a11y, ids
 from ..state import Changes
 from .page import summary_line
 
@@ -163,6 +163,7 @@ def layout(scores: Scores) -> html.Div:
                     html.Span(st["overrides"], id=ids.POLICY_OVERRIDES, className="overrides"),
                 ],
                 className="policy-row",
+                **{a11y.ATTR_GROUP: "Missing-data policy"},
             ),
             html.Div(
                 [

@@ -12,7 +12,7 @@ from dash import dcc, html, no_update
 
 from ... import aggregation as agg
 from ...config import Benchmark, Category, Config
-from .. import ids
+from .. import a11y, ids
 from ..state import Changes, display_value, metric_fields, node_value, parse_box, same_value
 
 #: a box's classes: as the defaults, changed, holding a refused value or a value with a problem
@@ -68,14 +68,21 @@ def box_class(changed: bool, problem: str | None = None) -> str:
     return BOX_MODIFIED if changed else BOX
 
 
-def _reset_button(path: str) -> html.Button:
+def _reset_button(path: str, name: str) -> html.Button:
     return html.Button(
         "↺",
         id=ids.by_path(ids.T_RESET, path),
         className="reset-one",
         title="Reset this row to the defaults",
         n_clicks=0,
+        **{"aria-label": f"Reset {name} to the defaults"},
     )
+
+
+def _named(spoken: str, box: Any) -> html.Label:
+    """A box inside a label that gives it ``spoken`` as its name (read, not shown): the box
+    keeps its ``name`` attribute (``PATH.FIELD``)."""
+    return html.Label([a11y.hidden_text(spoken), box], className="box-label")
 
 
 def row_message(path: str, problems: Problems) -> str:
@@ -101,9 +108,11 @@ def panel(
     node = cfg.node(view) if view else None
     problems = problems or {}
 
-    def box(path: str, field: str) -> Any:
+    def box(path: str, field: str, spoken: str) -> Any:
         changed = field in changes.get(path, {})
-        inp = _input(cfg, defaults, path, field, changed, problems.get((path, field)))
+        inp = _named(
+            spoken, _input(cfg, defaults, path, field, changed, problems.get((path, field)))
+        )
         if intervals is None:
             return inp
         text = intervals.get((path, field), "")
@@ -116,7 +125,7 @@ def panel(
         )
         return html.Span([inp, iv], className="box-iv")
 
-    def weight_row(path: str, name: str, policy: bool = False) -> html.Tr:
+    def weight_row(path: str, name: str, where: list[str], policy: bool = False) -> html.Tr:
         extra = []
         if policy:
             changed = "missing" in changes.get(path, {})
@@ -136,9 +145,9 @@ def panel(
                     ],
                     className="name",
                 ),
-                html.Td(box(path, "weight")),
+                html.Td(box(path, "weight", a11y.box_name("weight", "weight", where))),
                 *extra,
-                html.Td(_reset_button(path)),
+                html.Td(_reset_button(path, name)),
             ]
         )
 
@@ -146,11 +155,14 @@ def panel(
     if node is None:
         title = "Category weights"
         head = ["Category", "Weight", "Missing data", ""]
-        rows = [weight_row(c.name, c.name, policy=True) for c in cfg.categories]
+        rows = [weight_row(c.name, c.name, [c.name], policy=True) for c in cfg.categories]
     elif isinstance(node, Category):
         title = f"Benchmark weights in {node.name}"
         head = ["Benchmark", "Weight", ""]
-        rows = [weight_row(f"{node.name}/{b.name}", b.name) for b in node.benchmarks]
+        rows = [
+            weight_row(f"{node.name}/{b.name}", b.name, [b.name, node.name])
+            for b in node.benchmarks
+        ]
     else:
         assert isinstance(node, Benchmark)
         full = cfg.full_path(view)
@@ -158,9 +170,13 @@ def panel(
         head = ["Metric", "Thresholds / parameters", "Weight", ""]
         for m in node.metrics:
             p = f"{full}/{m.name}"
+            where = [m.name, node.name]
             params = [
-                html.Label(
-                    [html.Span(m.norm.label(f), className="plabel"), box(p, f)],
+                html.Span(
+                    [
+                        html.Span(m.norm.label(f), className="plabel", **{"aria-hidden": "true"}),
+                        box(p, f, a11y.box_name(f, m.norm.label(f), where)),
+                    ],
                     className="param",
                 )
                 for f in metric_fields(m)
@@ -189,8 +205,8 @@ def panel(
                             className="name",
                         ),
                         html.Td(params, className="params"),
-                        html.Td(box(p, "weight")),
-                        html.Td(_reset_button(p)),
+                        html.Td(box(p, "weight", a11y.box_name("weight", "weight", where))),
+                        html.Td(_reset_button(p, m.name)),
                     ]
                 )
             )

@@ -12,7 +12,8 @@ from .. import ids
 
 
 def controls() -> html.Div:
-    """The menu button and the theme toggle (their behaviour is in ``assets/theme.js``)."""
+    """The menu and tools buttons (narrow screens only: the sidebar and the toolbar stay folded
+    away until opened) and the theme toggle (their behaviour is in ``assets/theme.js``)."""
     return html.Div(
         [
             html.Button(
@@ -21,6 +22,13 @@ def controls() -> html.Div:
                 className="btn menu-toggle",
                 title="Show or hide the list of categories and benchmarks",
                 **{"aria-expanded": "false", "aria-controls": ids.SIDEBAR},
+            ),
+            html.Button(
+                "⚙ Tools",
+                id=ids.TOOLS_TOGGLE,
+                className="btn tools-toggle",
+                title="Show or hide the tools (model filter, presets, digits, export)",
+                **{"aria-expanded": "false", "aria-controls": ids.TOOLBAR},
             ),
             html.Button(
                 "◐ Theme",

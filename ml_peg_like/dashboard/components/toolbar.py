@@ -20,7 +20,7 @@ from ...io.provenance import provenance_of_scores
 from ...io.report import build_report, safe_file_stem
 from ...io.xlsx import report_xlsx
 from ...numfmt import MAX_DIGITS, SCORE_DIGITS, clean_digits
-from .. import ids
+from .. import a11y, ids
 from ..cache import ScoreCache
 from ..server import MAX_UPLOAD_BYTES, UPLOAD_LIMIT_TEXT
 from ..state import Changes, clean_changes, clean_filters, filtered_models
@@ -135,6 +135,7 @@ def layout(
                 ),
             ],
             className="tool shown",
+            **{a11y.ATTR_GROUP: "Rank"},
             title="Rank within shown: ranks among the shown models only (their scores do not "
             "change)",
         )
@@ -199,8 +200,9 @@ def layout(
                 for kind, (text, tip) in _EXPORT_BUTTONS.items()
             ]
             + [
-                dcc.Upload(
+                a11y.file_input(
                     id=ids.UPLOAD,
+                    name="Upload a YAML settings file",
                     children=html.Button(
                         "Upload YAML",
                         className="btn",
@@ -221,6 +223,7 @@ def layout(
                         inputStyle={"marginRight": "4px"},
                     ),
                     title="Export every model (otherwise only the models the filter shows)",
+                    **{a11y.ATTR_GROUP: "Export scope"},
                 ),
             ],
             className="tool",

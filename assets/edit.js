@@ -168,7 +168,7 @@
     }))).join("; ");
     var m = marks(boxes, msgIds, pending, path, function () { return N().boxInvalid; }, text);
     var nu = dc.no_update;
-    return [nu, nu, nu, m[0], m[1], nu, nu, nu];
+    return [nu, nu, nu, m[0], m[1], nu, nu, nu, nu];
   }
 
   function unchanged(boxes, msgIds, pending, path, changes) {
@@ -177,7 +177,7 @@
       return boxClass(!!(changes[p] && own.call(changes[p], f)), tp[p + "." + f]);
     }, rowMessage(path, tp));
     var nu = dc.no_update;
-    return [nu, nu, nu, m[0], m[1], nu, nu, nu];
+    return [nu, nu, nu, m[0], m[1], nu, nu, nu, nu];
   }
 
   dc.mplEdit = {
@@ -206,6 +206,7 @@
 
       window.mplLive.refreshGrid();
       window.mplLive.redraw();
+      window.mplLive.pending(true); // what needs Python follows the server's answer
       var now = applied.changes;
       var tp = thresholdProblems(window.mplLive.res);
       var m = marks(boxes, msgIds, pending, trig.path, function (p, f) {
@@ -222,6 +223,7 @@
         status ? null : dc.no_update, // a message lasts until the next action
         n ? "Reset all (" + n + ")" : "Reset all",
         n === 0,
+        window.mplLive.edits,
       ];
     },
   };

@@ -306,6 +306,10 @@
       live.setShown(idx, on);
       live.refreshGrid();
     },
+    // the server answered the edit counted ``n``: the parts that need Python are current
+    answered: function (n) {
+      if (typeof n === "number" && n >= live.edits) live.pending(false);
+    },
     // the server's dominance marks ({model: "A, B"}): the model column's mark and tooltip
     dominated: function (dominated) {
       live.setDominated(dominated);
@@ -317,6 +321,15 @@
         return; // the grid reads them when it is drawn
       }
     },
+  };
+
+  // the parts that need Python (intervals, Explore, the tau line, the policy bar) are being
+  // brought up to date: marked on the page (dimmed by the style sheet) and for assistive tools
+  live.pending = function (on) {
+    var root = document.documentElement;
+    root.classList.toggle(N().pendingClass, !!on);
+    if (on) root.setAttribute("aria-busy", "true");
+    else root.removeAttribute("aria-busy");
   };
 
   // what else the page draws from the live result (the curve): called after every new result

@@ -129,6 +129,7 @@ def create_app(
         crumbs=html.Div([navigation.crumbs_layout(config), *explore_view.layout(cache)]),
         grid=[
             dcc.Store(id=ids.DOMINATED, data=table_dominated(sv)),  # invisible: grid stays last
+            *liveedit.stores(),
             policy.layout(scores),
             *grid.layout(cols, grid.index_rows(cache.models, cache.display), len(raw.models)),
         ],

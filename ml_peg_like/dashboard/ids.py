@@ -258,6 +258,9 @@ ATTR_NAV_PATH = "data-path"
 ROW_INDEX = "i"  # a row's model: its index on the board (the live result's row)
 BUNDLE = "mpl-bundle"  # the page's JSON script element holding the board (ml_peg_like.bundle)
 DOMINATED = "dominated"  # store: {model: "A, B"} the models dominating each (sensitivity)
+PENDING = "pending"  # store: the browser's count of edits whose Python parts are awaited
+ANSWERED = "answered"  # store: the count the server's answer was for (liveedit.py)
+PENDING_CLASS = "mpl-pending"  # on <html> while the parts that need Python are not yet in
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
 ROW_VETO = "_v"  # a vetoed model's reason (config vetoes): the overall cell's tooltip
 ROW_DOMINATED = "_dom"  # a row's "dominated by X, Y" (absent when not dominated)
@@ -343,6 +346,7 @@ def js_names(
         "scorePrefix": SCORE_PREFIX,
         "rowReasons": ROW_REASONS,
         "rowIndex": ROW_INDEX,
+        "pendingClass": PENDING_CLASS,
         "curve": CURVE,
         "curveGraph": curve_graph(0),
         "bundle": BUNDLE,

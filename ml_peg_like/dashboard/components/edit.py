@@ -92,6 +92,7 @@ OUTPUTS = dict(
     qs=Output(ids.QS, "data"),
     rows=Output(ids.GRID, "rowData"),
     dominated=Output(ids.DOMINATED, "data"),
+    answered=Output(ids.ANSWERED, "data"),
     cols=Output(ids.GRID, "columnDefs"),
     colsig=Output(ids.COLSIG, "data"),
     settings=Output(ids.SETTINGS, "children"),
@@ -144,6 +145,7 @@ INPUTS = dict(
 )
 STATES = dict(
     box=State(BOX, "value"),
+    pending=State(ids.PENDING, "data"),
     filename=State(ids.UPLOAD, "filename"),
     view=State(ids.VIEW, "data"),
     qs=State(ids.QS, "data"),
@@ -415,6 +417,8 @@ def register(
         if linked_problems and shown is no_update:
             shown = threshold_status(linked_problems, "The link's settings leave a metric unscored")
         from_browser = trig == ids.CHANGES  # the browser holds its changes, URL and boxes
+        if from_browser and isinstance(kw["pending"], int):
+            out["answered"] = kw["pending"]  # the parts that need Python: in this answer
         if new_changes != changes:
             out["changes"] = new_changes
         if on_changes is not None and (new_changes != changes or from_browser):

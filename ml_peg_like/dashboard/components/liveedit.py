@@ -11,14 +11,16 @@ result the grid's cells read. This module declares the clientside callbacks that
   dominance marks the server computes: handed to the live result (``mplLiveSync``).
 
 The server hears of an edit through the changes store and answers what needs Python (stability
-intervals, dominance, Explore, the robustness tau line) when it is ready.
+intervals, dominance, Explore, the robustness tau line) when it is ready. Until then those parts
+are marked as not yet updated (``ids.PENDING_CLASS`` on the page, dimmed by the style sheet, and
+``aria-busy``): the page never shows old and new numbers side by side without saying so.
 """
 
 from __future__ import annotations
 
 import json
 
-from dash import ALL, ClientsideFunction, Input, Output, State
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc
 
 from ...bundle import make_bundle
 from .. import ids
@@ -40,6 +42,11 @@ def bundle_script(config, raw) -> str:
     )
 
 
+def stores() -> list:
+    """The edit counts: how many edits the browser made, which one the server last answered."""
+    return [dcc.Store(id=ids.PENDING, data=0), dcc.Store(id=ids.ANSWERED, data=0)]
+
+
 def register(app) -> None:
     """The clientside callbacks of the live result (see the module doc)."""
     app.clientside_callback(
@@ -52,6 +59,7 @@ def register(app) -> None:
         Output(ids.STATUS, "children", allow_duplicate=True),
         Output(ids.RESET_ALL, "children", allow_duplicate=True),
         Output(ids.RESET_ALL, "disabled", allow_duplicate=True),
+        Output(ids.PENDING, "data"),
         Input(BOX, "value"),
         State(ids.CHANGES, "data"),
         State(ids.QS, "data"),
@@ -72,6 +80,10 @@ def register(app) -> None:
     app.clientside_callback(
         ClientsideFunction("mplLiveSync", "dominated"),
         Input(ids.DOMINATED, "data"),
+    )
+    app.clientside_callback(  # the server's answer to an edit is in: nothing is stale
+        ClientsideFunction("mplLiveSync", "answered"),
+        Input(ids.ANSWERED, "data"),
     )
     app.clientside_callback(  # what the curve redrawn on an edit shows (livecurve.js)
         ClientsideFunction("mplLiveCurve", "options"),

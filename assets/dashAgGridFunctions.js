@@ -44,12 +44,14 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
   };
 
   // a rank (the ranking rule: ml_peg_like/scoring/ranks.py, rank_text its Python twin): "—"
-  // without one (no overall score), "=4" when shared (the live result's tied flag)
+  // without one (no overall score), "=4" when shared (the live result's tied flag, or the
+  // row's own where a row carries one)
   dagfuncs.fmtRank = function (params) {
     var v = params.value;
     if (!isNum(v)) return MISSING;
     var i = row(params);
-    return (L() && i !== null && L().isTied(i) ? "=" : "") + v;
+    var tied = ((params.data || {})[N().rowTied]) || (L() && i !== null && L().isTied(i));
+    return (tied ? "=" : "") + v;
   };
 
   function isNum(v) {

@@ -295,25 +295,26 @@ def test_plot_follows_an_edit(env):
     page.wait_for_function(
         "() => { const g = document.querySelector('#curve .js-plotly-plot');"
         " return g && g.layout && g.layout.shapes"
-        " && g.layout.shapes.filter(s => s.type === 'line').length === 2; }"
+        " && g.layout.shapes.filter(s => s.type === 'line' && !/^default/.test(s.name || ''))"
+        ".length === 2; }"
     )
 
     def shapes():
         return page.evaluate(
             "() => document.querySelector('#curve .js-plotly-plot').layout.shapes"
-            ".filter(s => s.type === 'line').map(s => s.x0)"
+            ".filter(s => s.type === 'line' && !/^default/.test(s.name || '')).map(s => s.x0)"
         )
 
     assert shapes() == [0.5, 0.95]  # in x order (their labels stack in that order)
     commit(page, IRIS_ACC, "bad", "0.6")
     page.wait_for_function(
         "() => document.querySelector('#curve .js-plotly-plot').layout.shapes"
-        ".filter(s => s.type === 'line')[0].x0 === 0.6"
+        ".filter(s => s.type === 'line' && !/^default/.test(s.name || ''))[0].x0 === 0.6"
     )
     new = score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95, "bad": 0.6}}))
     pts = page.evaluate(
         "() => { const d = document.querySelector('#curve .js-plotly-plot').data[1];"
-        " const f = a => Array.from(a && a._inputArray ? a._inputArray : a);"
+        " const f = a => Array.from(a);"
         " return [f(d.x), f(d.y)]; }"
     )
     got = dict(zip(pts[0], pts[1], strict=True))

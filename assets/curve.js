@@ -894,12 +894,15 @@
     var theme = input.theme;
     return { data: traces, layout: plotLayout(theme, {
       height: 360, barmode: "group", showlegend: true,
+      // the title at the very top, the legend between it and the plot (compare.py TITLE_TOP,
+      // LEGEND_ABOVE, BENCH_TOP: room for four rows of legend on a phone)
       title: { text: esc(input.bench + ": metric scores per model" + note), x: 0.01,
+               xanchor: "left", y: 1, yref: "container", yanchor: "top", pad: { t: 8 },
                font: { size: 13 } },
       xaxis: plotAxis(theme, { tickangle: -40 }),
       yaxis: plotAxis(theme, { range: [0, 1.05], title: { text: "score" } }),
-      legend: { orientation: "h", y: 1.12, x: 1, xanchor: "right" },
-      margin: { l: 60, r: 20, t: 64, b: 110 }
+      legend: { orientation: "h", yanchor: "bottom", y: 1.02, x: 0, xanchor: "left" },
+      margin: { l: 60, r: 20, t: 130, b: 110 }
     }) };
   }
 

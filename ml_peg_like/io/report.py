@@ -15,7 +15,6 @@ import datetime as _dt
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ from ..lazy import lazy_module
 from ..models import display_names
 from ..numfmt import SCORE_DIGITS, clean_digits, shortest
 from ..scoring import Scores, rank_change, ranks_or_none
-from .provenance import provenance_of_scores
+from .provenance import provenance_of_scores, tool_version
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
@@ -70,14 +69,6 @@ class Report:
     def categories(self) -> list[str]:
         ov = self.score_columns["Overall"]
         return [c for c in ov if c != OVERALL]
-
-
-def package_version() -> str:
-    """The installed ml-peg-like version ("unknown" when run from sources not installed)."""
-    try:
-        return metadata.version("ml-peg-like")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def _value_text(v: Any) -> str:
@@ -126,7 +117,7 @@ def settings_rows(
         rows.append(("Changes from the defaults", "none"))
     rows += list(extra)
     rows += [
-        ("Package", f"ml-peg-like {package_version()}"),
+        ("Package", f"ml-peg-like {tool_version()}"),
         ("Date", now.strftime("%Y-%m-%d %H:%M UTC")),
     ]
     if cfg.description:

@@ -98,6 +98,18 @@
     return text ? "?" + text : "";
   }
 
+  // a link longer than what common servers and proxies accept on a request line (gunicorn's
+  // largest limit is 8190 bytes; docs/DEPLOY.md): said, with what to do instead
+  var LINK_WARN = 8000;
+
+  function linkWarning(query) {
+    var n = location.pathname.length + query.length;
+    if (n <= LINK_WARN) return null;
+    return "The link to these settings is " + (n / 1024).toFixed(1) + " KB: servers and " +
+      "proxies may refuse links over 8 KB. To share them, export the settings (Config YAML) " +
+      "and upload them on the other side.";
+  }
+
   // ---------------------------------------------------------------- problems per box
   // {"PATH.FIELD": message} of the metrics left unscored by a {model: NAME} threshold (the
   // engine's warnings name them as "PATH.FIELD: ...")
@@ -220,7 +232,7 @@
         query,
         m[0],
         m[1],
-        status ? null : dc.no_update, // a message lasts until the next action
+        linkWarning(query) || (status ? null : dc.no_update), // a message lasts one action
         n ? "Reset all (" + n + ")" : "Reset all",
         n === 0,
         window.mplLive.edits,
@@ -229,5 +241,10 @@
   };
 
   // for tests and the publishing page: the same rules
-  window.mplEditRules = { parseBox: parseBox, encodeChanges: encodeChanges, sortedJson: sortedJson };
+  window.mplEditRules = {
+    parseBox: parseBox,
+    encodeChanges: encodeChanges,
+    sortedJson: sortedJson,
+    linkWarning: linkWarning,
+  };
 })();

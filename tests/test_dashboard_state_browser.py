@@ -133,3 +133,13 @@ def test_random_edits_show_the_engines_scores_and_ranks(small, seed):
         overall, _ranks = _expected(cfg, raw, changes)
         wait_column(page, "o", overall)
     assert column(page, "o") == _expected(cfg, raw, changes)[0]
+
+
+def test_a_link_too_long_for_common_servers_is_said(small):
+    """Settings whose link is over 8 KB (what gunicorn and common proxies accept on a request
+    line) get a message saying so and what to do instead; a short link none."""
+    _cfg, _raw, _url, page = small
+    long_query = "?s=j" + "A" * 9000
+    text = page.evaluate("(q) => window.mplEditRules.linkWarning(q)", long_query)
+    assert text and "KB" in text and "Config YAML" in text
+    assert page.evaluate("(q) => window.mplEditRules.linkWarning(q)", "?s=jabc") is None

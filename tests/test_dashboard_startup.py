@@ -273,7 +273,7 @@ def test_dynamic_routes_wait_for_the_warm_imports(tmp_path, monkeypatch):
     thread.join(30)
     assert got == {"layout": 200} and app.warmer.done.is_set()
     assert [warm.needs_warm(p) for p in ("/", "/health", "/_dash-layout")] == [False, False, True]
-    assert warm.needs_warm("/_dash-update-component") and warm.needs_warm("/_mpl/rows")
+    assert warm.needs_warm("/_dash-update-component") and warm.needs_warm("/_dash-layout")
     assert not warm.needs_warm("/_dash-component-suites/dash/dcc/async-dropdown.js")
     assert warm.needs_warm("/app/_dash-layout", "/app/")
     assert not warm.needs_warm("/app/assets/style.css", "/app/")

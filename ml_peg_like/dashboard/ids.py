@@ -140,14 +140,6 @@ HDR = "hdr"  # a click on a column header's name
 TREE = "tree"  # what the browser's navigation needs (see components/navigation.tree_store)
 FIG = "fig"  # holder: the curve's next figure
 CURVE_SIG = "curve-sig"  # holder: what FIG holds (components/curve.py: edits patch it)
-ROWKEY = "rowkey"  # the key of the state the grid's rows show (rowdelta.row_key)
-ROWDELTA = "rowdelta"  # the next row delta the browser merges into the grid
-#: holder: {element id: text} an edit writes into elements outside its outputs (the tau line),
-#: applied by the request_post hook (``assets/earlytexts.js``)
-EARLY_TEXTS = "early-texts"
-BIG_SRC = "bigsrc"  # a large table's row source (components/bigrows.py): {"url": ...}
-BIG_BLOCK = "bigblock"  # a large table's first block of rows, with the edit's new row key
-ROWS_ROUTE = "_mpl/rows"  # the route a large table's grid fetches its shown rows from
 SORT = "sort"  # the grid's sort as the URL writes it (components/viewstate.py), set in the browser
 
 # ------------------------------------------------------------------------------------------------
@@ -311,8 +303,6 @@ def js_names(
         "uploadMax": upload_max,
         "uploadTooBig": upload_too_big,
         "grid": GRID,
-        "rowDelta": ROWDELTA,
-        "earlyTexts": EARLY_TEXTS,
         "held": HELD,
         "hdr": HDR,
         "hdrCol": HDR_COL,

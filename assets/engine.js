@@ -563,12 +563,13 @@
     board.vetoes = bundle.vetoes.map(function (v) {
       return { metric: v.metric, side: v.side, limit: v.limit, col: col.get(v.metric) };
     });
-    if (board.unsupported.length === 0) {
-      board.defaults = defaultState(board);
-      var bad = board.defaults.problems[0];
-      if (bad) throw new Error("engine: bundle.categories: " + bad.where + ": " + bad.message);
-      board.defaultZero = new Set(zeroWeightProblems(board, board.defaults).map(function (p) { return p.where; }));
+    // a board scored on the server only (``unsupported``) still has its changes checked here
+    board.defaults = defaultState(board);
+    var bad = board.defaults.problems[0];
+    if (bad && board.unsupported.length === 0) {
+      throw new Error("engine: bundle.categories: " + bad.where + ": " + bad.message);
     }
+    board.defaultZero = new Set(zeroWeightProblems(board, board.defaults).map(function (p) { return p.where; }));
     return board;
   }
 

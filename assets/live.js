@@ -88,7 +88,8 @@
     try {
       live.bundle = JSON.parse(text);
       live.board = E.prepare(live.bundle);
-      live.base = E.score(live.board, {});
+      live.serverScored = !!live.bundle.result; // the server scores it (liveedit.page_bundle)
+      live.base = live.serverScored ? fromServer(live.bundle.result) : E.score(live.board, {});
       if (live.base.errors && live.base.errors.length) throw new Error(live.base.errors[0].message);
     } catch (err) {
       live.board = null;
@@ -97,11 +98,46 @@
     }
     live.n = live.bundle.models.length;
     nodeIndex();
+    if (live.serverScored) document.documentElement.classList.add(N().serverScoredClass);
     live.res = live.base;
     live.changes = {};
     live.key = "{}";
     derive();
     return true;
+  };
+
+  // the server's scores (bundle.result_of: column-major lists, null for NaN) as the engine's
+  function floats(list) {
+    return Float64Array.from(list || [], function (v) { return v === null ? NaN : v; });
+  }
+
+  function fromServer(r) {
+    var out = {};
+    ["metric", "bench", "cat", "overall"].forEach(function (k) { out[k] = floats(r[k]); });
+    out.coverage = r.coverage
+      ? { overall: floats(r.coverage.overall), cat: floats(r.coverage.cat) }
+      : null;
+    out.reasons = {
+      bench: Uint8Array.from(r.reasons.bench),
+      cat: Uint8Array.from(r.reasons.cat),
+      overall: Uint8Array.from(r.reasons.overall),
+    };
+    out.resolved = {};
+    Object.keys(r.resolved || {}).forEach(function (k) { out.resolved[k] = floats(r.resolved[k]); });
+    out.vetoReasons = r.vetoReasons || [];
+    out.warnings = r.warnings || [];
+    out.errors = [];
+    return out;
+  }
+
+  // a board scored on the server: its scores of the changes shown
+  live.setResult = function (r) {
+    if (!live.boot() || !live.serverScored || !r) return;
+    live.res = fromServer(r);
+    live.metricCodes = null;
+    derive();
+    live.refreshGrid();
+    live.redraw();
   };
 
   function keyOf(changes) {
@@ -114,6 +150,7 @@
     if (!live.boot()) return [{ where: "", message: live.failed || "the scores are not loaded" }];
     var key = keyOf(changes);
     if (key === live.key) return [];
+    if (live.serverScored) return acceptForServer(changes, key);
     var res = window.mplEngine.score(live.board, changes || {});
     if (res.errors && res.errors.length) return res.errors;
     live.res = res;
@@ -192,6 +229,16 @@
     if (own.call(node.fields, field)) return node.fields[field];
     return field === "weight" ? 1 : paramDefault(node, field);
   };
+
+  // a board scored on the server: the changes checked here (the same rules), their scores
+  // follow the server's answer (setResult)
+  function acceptForServer(changes, key) {
+    var checked = window.mplEngine.applyChanges(live.board, changes || {});
+    if (checked.errors) return checked.errors;
+    live.changes = changes || {};
+    live.key = key;
+    return [];
+  }
 
   live.setShown = function (indices, rankShown) {
     if (!live.boot()) return;
@@ -305,6 +352,10 @@
       var on = Array.isArray(rankShown) ? rankShown.length > 0 : !!rankShown;
       live.setShown(idx, on);
       live.refreshGrid();
+    },
+    // the server's scores of a board the browser cannot score
+    result: function (r) {
+      live.setResult(r);
     },
     // the server answered the edit counted ``n``: the parts that need Python are current
     answered: function (n) {

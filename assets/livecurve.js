@@ -84,6 +84,7 @@
   }
 
   function redraw(live) {
+    if (live.serverScored) return; // the server draws that board's curve with its scores
     if (!opts.metric || !window.mplCurve || !document.getElementById(N().curve)) return;
     var j = live.columnOf(opts.metric);
     if (j < 0) return;

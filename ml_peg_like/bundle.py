@@ -197,3 +197,64 @@ def make_bundle(config: Config, raw: RawData | np.ndarray, models=None) -> dict[
         "raw": encode_matrix(values),
         "unsupported": unsupported(config, data),
     }
+
+
+def _column_major(a: np.ndarray) -> list[float | None]:
+    """A scores matrix (models x columns) column by column, NaN as None (JSON)."""
+    flat = np.asarray(a, dtype=float).ravel(order="F")
+    return [None if np.isnan(v) else float(v) for v in flat]
+
+
+def result_of(scores) -> dict[str, Any]:
+    """The Python engine's scores in the layout of ``assets/engine.js``'s result (column-major,
+    None for NaN): what the page shows for a board the JavaScript engine cannot score (its
+    ``unsupported`` list is not empty), computed by the server for each change set."""
+    from .aggregation import reasons
+
+    plan = scores.plan
+    one = np.zeros(1, dtype=np.intp)
+    bcodes = reasons(scores.metric_scores, plan.w_metric, plan.metric_starts, scores.bench_scores)
+    ccodes = reasons(scores.bench_scores, plan.w_bench, plan.bench_starts, scores.cat_scores, bcodes)
+    ocodes = reasons(scores.cat_scores, plan.w_cat, one, scores.overall_scores[:, None], ccodes)
+    coverage = None
+    if scores.config.uses_skip:
+        coverage = {
+            "overall": _column_major(scores.overall_coverage[:, None]),
+            "cat": _column_major(scores.cat_coverage),
+        }
+    return {
+        "layout": "column-major",
+        "metric": _column_major(scores.metric_scores),
+        "bench": _column_major(scores.bench_scores),
+        "cat": _column_major(scores.cat_scores),
+        "overall": _column_major(scores.overall_scores[:, None]),
+        "coverage": coverage,
+        "reasons": {
+            "bench": np.asarray(bcodes).ravel(order="F").tolist(),
+            "cat": np.asarray(ccodes).ravel(order="F").tolist(),
+            "overall": np.asarray(ocodes).ravel(order="F").tolist(),
+        },
+        "resolved": {
+            name: [None if np.isnan(v) else float(v) for v in _resolved_column(scores, name)]
+            for name in _resolved_names(scores)
+        },
+        "vetoReasons": list(scores.veto_reasons or []),
+        "warnings": list(scores.warnings),
+    }
+
+
+def _resolved_names(scores) -> list[str]:
+    names: set[str] = set()
+    for params in scores.resolved.values():
+        names.update(params)
+    return sorted(names)
+
+
+def _resolved_column(scores, name: str) -> np.ndarray:
+    """``name``'s resolved value of every metric column (NaN where its normaliser has none)."""
+    out = np.full(len(scores.plan.metric_columns), np.nan)
+    for norm, cols, _static, _dynamic in scores.plan.groups:
+        params = scores.resolved.get(norm, {})
+        if name in params:
+            out[cols] = np.asarray(params[name], dtype=float)
+    return out

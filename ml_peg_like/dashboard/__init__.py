@@ -103,7 +103,8 @@ def create_app(
         serve_locally=True,
         assets_ignore=firstpage.ASSETS_IGNORE,  # in the head instead (firstpage.head_assets)
     )
-    app.index_string = _with_names(app.index_string, liveedit.bundle_script(config, raw))
+    bundle, server_scored = liveedit.page_bundle(config, raw, scores)
+    app.index_string = _with_names(app.index_string, bundle)
     cols = column_defs(scores, "")
     sens = sens_view.Sensitivity(cache) if sensitivity else None
     sv = sens.view_state("", scores, "") if sens else None
@@ -177,7 +178,9 @@ def create_app(
         def on_changes(changes):  # the tau line, in the edit callback's own response
             return robustness_callbacks.tau_line_text(cache, changes)
 
-    edit.register(app, cache, on_changes=on_changes, sensitivity=sens)
+    edit.register(
+        app, cache, on_changes=on_changes, sensitivity=sens, server_scored=server_scored
+    )
     liveedit.register(app)
     if sens:
         sens_view.register(app, cache)

@@ -251,6 +251,7 @@ ROW_INDEX = "i"  # a row's model: its index on the board (the live result's row)
 BUNDLE = "mpl-bundle"  # the page's JSON script element holding the board (ml_peg_like.bundle)
 DOMINATED = "dominated"  # store: {model: "A, B"} the models dominating each (sensitivity)
 PENDING = "pending"  # store: the browser's count of edits whose Python parts are awaited
+LIVE_RESULT = "live-result"  # store: the server's scores of a board the browser cannot score
 ANSWERED = "answered"  # store: the count the server's answer was for (liveedit.py)
 PENDING_CLASS = "mpl-pending"  # on <html> while the parts that need Python are not yet in
 ROW_REASONS = "_w"  # a row's {column id: reason code} of its missing cells
@@ -337,6 +338,7 @@ def js_names(
         "rowReasons": ROW_REASONS,
         "rowIndex": ROW_INDEX,
         "pendingClass": PENDING_CLASS,
+        "serverScoredClass": "mpl-server-scored",
         "curve": CURVE,
         "curveGraph": curve_graph(0),
         "bundle": BUNDLE,

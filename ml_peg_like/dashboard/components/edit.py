@@ -18,6 +18,7 @@ from typing import Any
 from dash import ALL, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
+from ...bundle import result_of
 from ...config import ROOT, Config, loads_config
 from ...errors import ConfigError
 from ...numfmt import SCORE_DIGITS, clean_digits
@@ -84,6 +85,7 @@ SHOWN_ONLY = (
 #: text, or None
 OnChanges = Callable[[Changes], str | None]
 TAU_OUTPUT = dict(tau=Output(ids.ROB_TAU, "children"))
+LIVE_OUTPUT = dict(live_result=Output(ids.LIVE_RESULT, "data"))
 
 OUTPUTS = dict(
     changes=Output(ids.CHANGES, "data"),
@@ -182,6 +184,7 @@ def register(
     *,
     on_changes: OnChanges | None = None,
     sensitivity: Sensitivity | None = None,
+    server_scored: bool = False,
 ) -> None:
     """The server's callback of every action but a box edit (the browser scores those:
     ``liveedit.py``; their new changes reach this callback through the changes store, and it
@@ -189,13 +192,17 @@ def register(
     ``on_changes(changes)``: called after every accepted change of the settings, inside the
     same request; the text it returns is the robustness tau line's.
     ``sensitivity``: the boxes' stability intervals, dominance marks, curve bands and the
-    what-if buttons (components/sensitivity.py) go in the same response."""
+    what-if buttons (components/sensitivity.py) go in the same response.
+    ``server_scored``: the browser cannot score this board (``liveedit.page_bundle``): every
+    answer carries the scores of its changes (``ids.LIVE_RESULT``)."""
     defaults = cache.defaults
     paths = cache.paths
     sens = sensitivity
     outputs = {**OUTPUTS, **SENS_OUTPUTS} if sens else dict(OUTPUTS)
     if on_changes is not None:
         outputs.update(TAU_OUTPUT)
+    if server_scored:
+        outputs.update(LIVE_OUTPUT)
     inputs = {**INPUTS, **SENS_INPUTS} if sens else INPUTS
     wildcards = (*WILDCARD_OUTPUTS, *SENS_WILDCARD) if sens else WILDCARD_OUTPUTS
 
@@ -419,6 +426,8 @@ def register(
         from_browser = trig == ids.CHANGES  # the browser holds its changes, URL and boxes
         if from_browser and isinstance(kw["pending"], int):
             out["answered"] = kw["pending"]  # the parts that need Python: in this answer
+        if server_scored and (from_browser or new_changes != changes or trig == ids.URL):
+            out["live_result"] = result_of(scores)
         if new_changes != changes:
             out["changes"] = new_changes
         if on_changes is not None and (new_changes != changes or from_browser):

@@ -22,29 +22,37 @@ import json
 
 from dash import ALL, ClientsideFunction, Input, Output, State, dcc
 
-from ...bundle import make_bundle
+from ...bundle import make_bundle, result_of
 from .. import ids
 
 BOX = ids.box(ALL, ALL)
 MSG = ids.by_path(ids.T_MSG, ALL)
 
 
-def bundle_json(config, raw) -> str:
-    """The board as JSON text safe inside a ``<script>`` element."""
-    text = json.dumps(make_bundle(config, raw), separators=(",", ":"), ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def bundle_script(config, raw) -> str:
-    """``<script type="application/json" id=...>`` holding the board for ``assets/live.js``."""
-    return (
-        f'<script type="application/json" id="{ids.BUNDLE}">' + bundle_json(config, raw) + "</script>"
-    )
+def page_bundle(config, raw, scores) -> tuple[str, bool]:
+    """(``<script type="application/json" id=...>`` holding the board for ``assets/live.js``,
+    whether the server scores it). A board the JavaScript engine cannot score (its
+    ``unsupported`` list: per-instance metrics, a normaliser registered only in Python) carries
+    the Python engine's default scores (``scores``: ``bundle.result_of``), and the server sends
+    the scores of every new change set (``ids.LIVE_RESULT``): the page works the same, an edit
+    waits for the server. Simpler than a second engine, and said in docs/ENGINE-JS.md."""
+    bundle = make_bundle(config, raw)
+    server_scored = bool(bundle["unsupported"])
+    if server_scored:
+        bundle["result"] = result_of(scores)
+    text = json.dumps(bundle, separators=(",", ":"), ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'<script type="application/json" id="{ids.BUNDLE}">{text}</script>', server_scored
 
 
 def stores() -> list:
-    """The edit counts: how many edits the browser made, which one the server last answered."""
-    return [dcc.Store(id=ids.PENDING, data=0), dcc.Store(id=ids.ANSWERED, data=0)]
+    """The edit counts (how many edits the browser made, which one the server last answered)
+    and the server's scores of a board the browser cannot score."""
+    return [
+        dcc.Store(id=ids.PENDING, data=0),
+        dcc.Store(id=ids.ANSWERED, data=0),
+        dcc.Store(id=ids.LIVE_RESULT, data=None),
+    ]
 
 
 def register(app) -> None:
@@ -80,6 +88,10 @@ def register(app) -> None:
     app.clientside_callback(
         ClientsideFunction("mplLiveSync", "dominated"),
         Input(ids.DOMINATED, "data"),
+    )
+    app.clientside_callback(  # a board scored on the server: its scores of the changes
+        ClientsideFunction("mplLiveSync", "result"),
+        Input(ids.LIVE_RESULT, "data"),
     )
     app.clientside_callback(  # the server's answer to an edit is in: nothing is stale
         ClientsideFunction("mplLiveSync", "answered"),

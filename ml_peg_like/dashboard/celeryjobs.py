@@ -268,6 +268,7 @@ class SignedCeleryManager(CeleryManager):
         except self._errors() as exc:
             return self.on_busy(self._down(exc))
         if result is not self.UNDEFINED:
+            self._pinged.pop(str(job), None)
             return result
         try:
             lost = self._lost(job)

@@ -83,6 +83,21 @@ def test_edit_curve_explore_and_compare_raise_no_violation(env):
     assert not [p for p in env["problems"] if "Content Security Policy" in p], env["problems"]
 
 
+def test_every_view_of_the_sidebar_raises_no_violation(env):
+    page, url = env["page"], env["url"]
+    page.goto(url + "/")
+    page.wait_for_selector(GRID_READY)
+    paths = page.evaluate(
+        "() => [...document.querySelectorAll('#sidebar .nav-item')].map(b => b.dataset.path)"
+    )
+    assert len(paths) >= 8  # the overview, 3 categories, 4 benchmarks, Explore, Compare...
+    for path in paths:
+        goto_view(page, path)
+        page.wait_for_timeout(150)
+    page.wait_for_timeout(300)
+    assert _violations(page) == []
+
+
 def test_an_injected_script_does_not_run(env):
     page, url = env["page"], env["url"]
     page.goto(url + "/")

@@ -11,11 +11,13 @@ import base64
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
 import time
 
+import pytest
 from browser_utils import small_dataset
 from test_jobs_celery import _free_port
 from test_jobs_celery import redis_url as redis_url  # noqa: F401 - the fixture
@@ -157,6 +159,53 @@ def test_an_unreachable_broker_is_said_within_the_connect_timeout(redis_url):  #
     assert "cannot be reached" in text
     limit = 2 * celeryjobs.CONNECT_TIMEOUT_S + 1
     assert queued_s < limit and poll_s < limit, (queued_s, poll_s)
+
+
+@pytest.fixture
+def hung_port():
+    """A port whose listener never accepts and whose backlog is full: a connection to it waits
+    (a Redis host that stopped answering, not one that refuses)."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(0)
+    port = srv.getsockname()[1]
+    held = []
+    for _ in range(8):
+        c = socket.socket()
+        c.setblocking(False)
+        c.connect_ex(("127.0.0.1", port))
+        held.append(c)
+    time.sleep(0.2)
+    probe = socket.socket()
+    probe.settimeout(0.5)
+    try:
+        probe.connect(("127.0.0.1", port))
+        pytest.skip("this system accepts connections beyond a full backlog")
+    except OSError:
+        pass
+    finally:
+        probe.close()
+    yield port
+    for c in held:
+        c.close()
+    srv.close()
+
+
+def test_a_hung_broker_is_said_within_one_connect_timeout_per_process(redis_url, hung_port):  # noqa: F811
+    url = f"redis://127.0.0.1:{hung_port}/0"
+    m = _manager(url)
+    job_fn = m.make_job_fn(lambda: 1, False, "hung-test")
+    limit = celeryjobs.CONNECT_TIMEOUT_S + 1
+    t0 = time.monotonic()
+    job = m.call_job_fn("res-j", job_fn, [], {"inputs_list": []})
+    assert time.monotonic() - t0 < limit
+    other = _manager(url)  # another server process: its first poll (every read Dash does)
+    t0 = time.monotonic()
+    assert other.get_progress("res-j") is None
+    text = _message(other.get_result("res-j", job))
+    assert other.job_running(job) is False and other.get_updated_props("res-j") == {}
+    assert time.monotonic() - t0 < limit
+    assert f"The job queue ({url}) cannot be reached" in text
 
 
 def test_a_job_no_worker_takes_is_said_lost_after_the_queue_deadline(redis_url, monkeypatch):  # noqa: F811

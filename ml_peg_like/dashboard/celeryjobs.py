@@ -44,6 +44,9 @@ __all__ = [
 CONNECT_TIMEOUT_S = 2.0
 #: a read or write on an open Redis connection gives up after this many seconds
 SOCKET_TIMEOUT_S = 10.0
+#: after a failure to reach the queue, a process answers at once for this many seconds
+#: (without it a poll of a hung Redis waited for the connect timeout once per read)
+DOWN_MEMO_S = 5.0
 #: a job that no worker has started after this many seconds is said lost (and revoked)
 QUEUE_DEADLINE_S = 120.0
 #: a running job's worker is pinged at most this often ...
@@ -63,6 +66,10 @@ log = logging.getLogger("ml_peg_like.dashboard")
 
 class ForgedResult(ValueError):
     """A value in the result store that this server's secret did not sign."""
+
+
+class QueueDown(OSError):
+    """The job queue failed less than :data:`DOWN_MEMO_S` ago: not asked again yet."""
 
 
 def _redis_backend_class():
@@ -184,6 +191,8 @@ class SignedCeleryManager(CeleryManager):
         self.on_busy = lambda text: text
         self.on_queued = lambda ahead: [f"Queued: {ahead} ahead"]
         self._pinged: dict[str, float] = {}
+        self._down_until = 0.0  # after a failure, the queue is not asked again until then
+        self._down_why = ""
 
     # -- Dash's signing secret is ours (server.secret_key); it is never written to Redis
     def get_or_create_signing_secret(self, generate):
@@ -195,8 +204,17 @@ class SignedCeleryManager(CeleryManager):
         backend = self.handle.backend
         return (OperationalError, OSError, *backend.connection_errors, *backend.channel_errors)
 
+    def _check_up(self) -> None:
+        """Fail at once while the queue failed less than DOWN_MEMO_S ago: one poll does
+        several reads, each would wait for the connect timeout again."""
+        if time.monotonic() < self._down_until:
+            raise QueueDown(self._down_why)
+
     def _down(self, exc: BaseException) -> str:
-        log.warning("job queue %s unreachable: %s", self.broker, exc)
+        if not isinstance(exc, QueueDown):
+            log.warning("job queue %s unreachable: %s", self.broker, exc)
+            self._down_until = time.monotonic() + DOWN_MEMO_S
+            self._down_why = str(exc)
         return (
             f"The job queue ({self.broker}) cannot be reached: the analysis could not run. "
             "Try again later, or ask the server's operator to check Redis."
@@ -206,6 +224,7 @@ class SignedCeleryManager(CeleryManager):
         trimmed = {k: v for k, v in dict(context).items() if k not in REQUEST_FIELDS}
         job = f"{int(time.time() * 1000)}-{uuid.uuid4().hex}"
         try:
+            self._check_up()
             job_fn.apply_async(args=(key, self._make_progress_key(key), args, trimmed), task_id=job)
         except self._errors() as exc:
             self._down(exc)
@@ -216,38 +235,46 @@ class SignedCeleryManager(CeleryManager):
         if job is None or str(job).startswith("x"):
             return False
         try:
+            self._check_up()
             return bool(super().job_running(job))
-        except (ForgedResult, *self._errors()):
+        except ForgedResult:
+            return False
+        except self._errors() as exc:
+            self._down(exc)
             return False
 
     def terminate_job(self, job):
         if job is None or str(job).startswith("x"):
             return
         try:
+            self._check_up()
             super().terminate_job(job)
         except self._errors() as exc:
-            log.warning("job queue %s: could not revoke a job: %s", self.broker, exc)
+            self._down(exc)
 
     def get_progress(self, key):
         try:
+            self._check_up()
             return super().get_progress(key)
         except ForgedResult as exc:
             log.warning("refused a job progress: %s", exc)
-        except self._errors():
-            pass
+        except self._errors() as exc:
+            self._down(exc)
         return None
 
     def get_updated_props(self, key):
         try:
+            self._check_up()
             return super().get_updated_props(key)
         except ForgedResult as exc:
             log.warning("refused a job's side updates: %s", exc)
-        except self._errors():
-            pass
+        except self._errors() as exc:
+            self._down(exc)
         return {}
 
     def result_ready(self, key):
         try:
+            self._check_up()
             return super().result_ready(key)
         except ForgedResult:
             return True  # get_result says it is refused
@@ -256,6 +283,7 @@ class SignedCeleryManager(CeleryManager):
 
     def get_result(self, key, job):
         try:
+            self._check_up()
             result = super().get_result(key, job)
         except ForgedResult as exc:
             log.warning("refused a job result: %s", exc)
@@ -281,10 +309,11 @@ class SignedCeleryManager(CeleryManager):
 
     def _forget(self, key, job) -> None:
         try:
+            self._check_up()
             self.clear_cache_entry(key)
             self.clear_cache_entry(self._make_progress_key(key))
-        except self._errors():
-            pass
+        except self._errors() as exc:
+            self._down(exc)
         self.terminate_job(job)
         self._pinged.pop(str(job), None)
 

@@ -2,18 +2,20 @@
 
 * **Signed results**: every value written to the result store (Dash's job results, progress and
   side updates, Celery's own task states) is sealed with an HMAC-SHA256 tag of the server's
-  secret, bound to its Redis key (:func:`ml_peg_like.private.seal`, :func:`signed_backend`,
-  a result backend class for Celery's documented ``backend=``). A value that does not verify (written by anyone with
-  write access to Redis, moved from another key, or by a worker with another secret) is never
-  decoded: the page says the result was refused.
+  secret, bound to its Redis key (:func:`ml_peg_like.private.seal`; :func:`signed_backend`, a
+  result backend class for Celery's documented ``backend=``). A value that does not verify
+  (written by anyone with write access to Redis, moved from another key, or by a worker with
+  another secret) is never decoded: the page says the result was refused.
 * **Trimmed task messages**: a queued task carries the callback's inputs and what Dash's context
   needs to run it, never the request's headers, cookies, query arguments, path, origin or the
   client's address (:data:`REQUEST_FIELDS`).
-* **Failures said** (:class:`SignedCeleryManager`): the broker down -> the request is answered
-  within about :data:`CONNECT_TIMEOUT_S` x 2 and the page names the broker's address; a job no
-  worker takes within :data:`QUEUE_DEADLINE_S`, or whose worker stops answering (pinged at
-  most every :data:`PING_EVERY_S`, :data:`PING_TIMEOUT_S` to answer) -> the page says the job
-  was lost. Workers acknowledge a task only once it ran (``task_acks_late``) and give a task
+* **Failures said** (:class:`SignedCeleryManager`): the broker down -> the Run request and the
+  first poll are each answered within :data:`CONNECT_TIMEOUT_S` (at once when Redis refuses
+  the connection; a process that failed answers at once for :data:`DOWN_MEMO_S`) and the page
+  names the broker's address; a job no worker takes within :data:`QUEUE_DEADLINE_S` (also one
+  queued behind that long: the workers' ``--concurrency`` is the bound), or whose worker stops
+  answering (pinged at most every :data:`PING_EVERY_S`, :data:`PING_TIMEOUT_S` to answer) ->
+  the page says the job was lost. Workers acknowledge a task only once it ran (``task_acks_late``) and give a task
   back when the process running it dies (``task_reject_on_worker_lost``).
 """
 
@@ -211,10 +213,14 @@ class SignedCeleryManager(CeleryManager):
             raise QueueDown(self._down_why)
 
     def _down(self, exc: BaseException) -> str:
+        """Note a failure to reach the queue (see :meth:`_check_up`); the page's message."""
         if not isinstance(exc, QueueDown):
             log.warning("job queue %s unreachable: %s", self.broker, exc)
             self._down_until = time.monotonic() + DOWN_MEMO_S
             self._down_why = str(exc)
+        return self._down_text()
+
+    def _down_text(self) -> str:
         return (
             f"The job queue ({self.broker}) cannot be reached: the analysis could not run. "
             "Try again later, or ask the server's operator to check Redis."
@@ -327,7 +333,7 @@ class SignedCeleryManager(CeleryManager):
         if job is None:
             return None
         if str(job).startswith("x"):
-            return self._down(RuntimeError("the job could not be queued"))
+            return self._down_text()  # call_job_fn could not queue it
         try:
             status, info = self._state(job)
         except ForgedResult:

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from importlib.util import find_spec
 from pathlib import Path
 
+from .csp import BASE_POLICY, page_policy
 from .private import PrivateStateError, open_user_dir, user_cache_dir
 from .resources import assets_dir
 
@@ -40,7 +41,7 @@ from .resources import assets_dir
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Content-Security-Policy": "frame-ancestors 'none'",
+    "Content-Security-Policy": BASE_POLICY,  # a page's own: csp.page_policy
     "Referrer-Policy": "same-origin",
 }
 #: the ``Server`` header of the single-process server (werkzeug's names werkzeug's and
@@ -187,6 +188,13 @@ def request_handler():
     return Handler
 
 
+def _with_csp(headers: list, policy: str) -> list:
+    """``headers`` with ``policy`` as the ``Content-Security-Policy``."""
+    return [(k, v) for k, v in headers if k != "Content-Security-Policy"] + [
+        ("Content-Security-Policy", policy)
+    ]
+
+
 def _busy(request) -> None:
     """Answer a connection beyond :data:`MAX_CONNECTIONS` with a short 503."""
     head = ["HTTP/1.1 503 Service Unavailable", f"Server: {SERVER_NAME}", "Retry-After: 5",
@@ -232,6 +240,7 @@ class EarlyServer:
 
     def __init__(self, host: str, port: int, page: bytes | None = None):
         self.page = mark_early(page) if page is not None else None
+        self.page_csp = page_policy(self.page) if self.page is not None else BASE_POLICY
         self.app: WSGIApp | None = None
         self.ready = threading.Event()
         self.server = make_bounded_server(host, port, self)
@@ -252,6 +261,7 @@ class EarlyServer:
                     ("Cache-Control", "no-store"),
                     *SECURITY_HEADERS.items(),
                 ]
+                headers = _with_csp(headers, self.page_csp)
                 start_response("200 OK", headers)
                 return [self.page]
             self.ready.wait(HOLD_S)

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from browser_utils import small_dataset
 
-from ml_peg_like.dashboard import MAX_REQUEST_BYTES, create_app, ids
+from ml_peg_like.dashboard import GUNICORN_REQUEST_LINE, MAX_REQUEST_BYTES, create_app, ids
 from ml_peg_like.dashboard.components import robustness_callbacks as rcb
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -215,6 +215,16 @@ def test_serve_with_workers_runs_gunicorn_on_loopback(tmp_path):
         # the page and a callback request work through gunicorn's workers
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
             assert r.status == 200 and b"_dash-renderer" in r.read()
+        # a 6 KB link (every threshold of ML-PEG changed: 4.2-5 KB) is served; gunicorn's
+        # default refuses a request line over 4,094 bytes, its maximum is 8,190
+        link = f"http://127.0.0.1:{port}/?v=Classification&pad=" + "a" * 6000
+        with urllib.request.urlopen(link, timeout=5) as r:
+            assert r.status == 200 and b"_dash-renderer" in r.read()
+        for extra, status in ((0, b"200"), (1, b"414")):  # a request line of 8,190 bytes: served
+            pad = "a" * (GUNICORN_REQUEST_LINE + extra - len("GET /?pad= HTTP/1.1"))
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                s.sendall(f"GET /?pad={pad} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+                assert s.recv(100).startswith(b"HTTP/1.1 " + status)
     finally:
         proc.terminate()
         try:

@@ -4,6 +4,8 @@ private, and a kept page that is out of date replaced by the app's own before an
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import re
 import socket
@@ -33,7 +35,12 @@ from ml_peg_like.earlypage import (
 )
 from ml_peg_like.resources import assets_dir
 
-PAGE = f'<html><body><p>kept</p><template id="{SCRIPTS_HOLDER}"></template></body></html>'
+PAGE = (
+    f'<html><body><p>kept</p><template id="{SCRIPTS_HOLDER}"><script>var a = 1;</script>'
+    '<script type="application/json">{"b": 2}</script></template></body></html>'
+)
+#: the kept page's policy names its one inline script by hash (the JSON element is data)
+PAGE_SCRIPT_HASH = "'sha256-" + base64.b64encode(hashlib.sha256(b"var a = 1;").digest()).decode()
 
 
 def _app(environ, start_response):
@@ -78,7 +85,11 @@ def test_the_kept_page_at_once_the_rest_once_the_app_is_up():
             ).encode()
         )
         for name, value in SECURITY_HEADERS.items():
-            assert headers[name] == value
+            if name != "Content-Security-Policy":
+                assert headers[name] == value
+        policy = headers["Content-Security-Policy"]
+        assert policy.startswith(f"script-src 'self' {PAGE_SCRIPT_HASH}'; ")
+        assert "frame-ancestors 'none'" in policy and "unsafe-inline'; img" in policy
         assert headers["Cache-Control"] == "no-store"
         # anything else waits for the app: a link, another path, the loader's own request
         held = [

@@ -103,6 +103,21 @@ def test_a_bad_broker_is_refused_with_exit_2(tmp_path, command):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("command", ["worker", "serve"])
+def test_a_broker_without_the_shared_secret_is_refused_with_exit_2(tmp_path, command):
+    env = {k: v for k, v in os.environ.items() if k != "ML_PEG_LIKE_SECRET"}
+    r = subprocess.run(
+        [*CLI, command, "--broker", "redis://127.0.0.1:1/0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("error: --broker needs ML_PEG_LIKE_SECRET, the same on every")
+    assert "Traceback" not in r.stderr
+
+
 def test_make_manager_with_a_broker_is_celery_and_json_only(redis_url, tmp_path):
     from dash import CeleryManager
 

@@ -67,6 +67,25 @@ def redis_url(text: str) -> str:
 BROKER_HELP = "Redis URL, broker and result store of the background jobs: redis://HOST:PORT/DB"
 
 
+def broker_secret_missing(broker: str | None) -> int | None:
+    """Exit code 2 and one line when ``--broker`` is given without ``$ML_PEG_LIKE_SECRET``:
+    servers and workers sign and check the job results with it, so a secret made per start
+    would make every worker's result refused; None when all is well."""
+    import os
+
+    from ..private import SECRET_ENV
+
+    if not broker or os.environ.get(SECRET_ENV):
+        return None
+    print(
+        f"error: --broker needs {SECRET_ENV}, the same on every server and worker (they sign "
+        'and check the job results with it): export it, e.g. from python -c "import secrets; '
+        'print(secrets.token_hex(32))"',
+        file=sys.stderr,
+    )
+    return 2
+
+
 def warn(lines: Iterable[str]) -> None:
     for line in lines:
         print(f"warning: {line}", file=sys.stderr)

@@ -11,7 +11,7 @@ import threading
 
 from ..raw import dataset_files, load_dataset
 from ..resources import demo_dir
-from .common import BROKER_HELP, add_data_args, integer_in, redis_url
+from .common import BROKER_HELP, add_data_args, broker_secret_missing, integer_in, redis_url
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -100,6 +100,9 @@ def exit_on_term() -> None:
 
 
 def run(args) -> int:
+    missing = broker_secret_missing(args.broker)
+    if missing is not None:
+        return missing
     exit_on_term()
     early, key = early_server(args)
     # the start makes ~10^5 objects that live as long as the server, in ~1 s of imports: with

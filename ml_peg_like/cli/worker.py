@@ -4,7 +4,9 @@ background jobs (the robustness analysis), on this or another machine.
 It builds the same dashboard as ``ml-peg-like serve DIR --broker URL`` (so that the job and the
 data it needs are known here: the job names its data by a hash of the config and raw values) and
 runs the jobs queued in that Redis, ``--concurrency`` at a time (default: the CPU count). Serve
-and worker must read the same dataset; several servers and workers may share one Redis.
+and worker must read the same dataset and share ``$ML_PEG_LIKE_SECRET`` (the job results are
+signed with it; both refuse to start without it); several servers and workers may share one
+Redis.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import argparse
 import os
 
 from ..errors import INPUT_ERRORS, report
-from .common import BROKER_HELP, add_data_args, integer_in, redis_url
+from .common import BROKER_HELP, add_data_args, broker_secret_missing, integer_in, redis_url
 
 __all__ = ["add_parser", "run"]
 
@@ -40,6 +42,9 @@ def run(args) -> int:
     from ..raw import load_dataset
     from ..resources import demo_dir
 
+    missing = broker_secret_missing(args.broker)
+    if missing is not None:
+        return missing
     try:
         cfg, raw = load_dataset(
             args.config or demo_dir(), args.raw, ignore_unknown=args.ignore_unknown

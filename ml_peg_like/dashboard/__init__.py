@@ -45,7 +45,15 @@ from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden, hid
 from .state import Q_SORT
 from .tables import REASON_BY_CODE, column_defs, row_table
 
-__all__ = ["MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "ScoreCache", "create_app", "run_app", "serve"]
+__all__ = [
+    "GUNICORN_REQUEST_LINE",
+    "MAX_REQUEST_BYTES",
+    "MAX_UPLOAD_BYTES",
+    "ScoreCache",
+    "create_app",
+    "run_app",
+    "serve",
+]
 
 
 def _with_names(index_string: str, bundle: str) -> str:
@@ -193,6 +201,11 @@ def create_app(
     return app
 
 
+#: gunicorn's largest request line (its maximum): the longest state link that a server started
+#: with ``--workers`` answers (docs/DEPLOY.md: what a reverse proxy must allow)
+GUNICORN_REQUEST_LINE = 8190
+
+
 def serve(
     config: Config,
     raw: RawData,
@@ -242,6 +255,9 @@ def run_app(
                 def load_config(self):
                     self.cfg.set("bind", f"{host}:{port}")
                     self.cfg.set("workers", workers)
+                    # a state link with every threshold of a large board changed is 4-5 KB;
+                    # gunicorn's default refuses a request line over 4,094 bytes
+                    self.cfg.set("limit_request_line", GUNICORN_REQUEST_LINE)
                     if "control_socket_disable" in self.cfg.settings:
                         # gunicorn >= 27: one shared ~/.gunicorn/gunicorn.ctl per user would
                         # collide between two servers; nothing here uses it

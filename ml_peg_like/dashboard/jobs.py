@@ -12,7 +12,9 @@
   per-start secret, :class:`SignedDisk`); an entry that is not signed by this server (a planted
   pickle, a leftover of an earlier start) is never unpickled: it reads as missing.
 * ``broker="redis://HOST:PORT/DB"`` (or ``$ML_PEG_LIKE_CELERY_BROKER``): a ``CeleryManager`` on
-  that Redis as broker and result store, JSON only (no pickle on the wire). Jobs run in
+  that Redis as broker and result store, JSON only (no pickle on the wire), every result signed,
+  no request headers or cookies in a task message, a message for a lost job or an unreachable
+  broker (:mod:`ml_peg_like.dashboard.celeryjobs`). Jobs run in
   ``ml-peg-like worker DIR --broker URL`` processes; the global queue is the broker's and the
   number of jobs running at once is the workers' ``--concurrency``.
 
@@ -396,25 +398,13 @@ def _own_dir(path: Path) -> None:
     atexit.register(_rm)
 
 
-def make_celery(broker: str, backend: str | None = None):
-    """A Celery app on ``broker`` (and result store ``backend``, default the broker), JSON only."""
-    try:
-        from celery import Celery  # lazy: only this deployment needs it
-    except ImportError as exc:  # pragma: no cover
-        raise PrivateStateError(
-            '--broker needs Celery: pip install "ml-peg-like[celery]" (celery[redis])'
-        ) from exc
-    app = Celery("ml_peg_like_jobs", broker=broker, backend=backend or broker)
-    app.conf.update(
-        task_serializer="json",
-        result_serializer="json",
-        accept_content=["json"],
-        result_accept_content=["json"],
-        broker_connection_retry_on_startup=True,
-        task_acks_late=False,
-        worker_prefetch_multiplier=1,
-    )
-    return app
+def make_celery(broker: str, backend: str | None = None, *, secret: bytes | None = None):
+    """A Celery app on ``broker`` (and result store ``backend``, default the broker), JSON only,
+    results signed with ``secret`` (default :func:`~ml_peg_like.private.secret_from_env`); see
+    :mod:`ml_peg_like.dashboard.celeryjobs`."""
+    from .celeryjobs import make_celery as _make
+
+    return _make(broker, secret_from_env() if secret is None else secret, backend)
 
 
 def make_manager(
@@ -434,11 +424,9 @@ def make_manager(
     secret = secret_from_env() if secret is None else secret
     broker = broker or (os.environ.get(BROKER_ENV) if cache_dir is None else None)
     if broker:
-        from dash import CeleryManager
+        from .celeryjobs import SignedCeleryManager
 
-        manager = CeleryManager(make_celery(broker))
-        manager.secret = secret
-        return manager
+        return SignedCeleryManager(make_celery(broker, secret=secret), secret, broker)
     if max_jobs is None and os.environ.get(MAX_JOBS_ENV):
         try:
             max_jobs = int(os.environ[MAX_JOBS_ENV])

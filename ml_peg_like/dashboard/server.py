@@ -1,5 +1,5 @@
 """Flask-level guards of the dashboard's server: a request size limit, security headers on
-every response, a short 400 for anything that escapes Dash's dispatch, and ``/health``."""
+every response (a page's ``Content-Security-Policy`` names its inline scripts' hashes), a short 400 for anything that escapes Dash's dispatch, and ``/health``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 import flask
 from werkzeug.exceptions import HTTPException
 
+from ..csp import page_policy
 from ..earlypage import SECURITY_HEADERS
 
 #: the largest settings file the page accepts: a real ML-PEG settings file is ~60 KB (the full
@@ -52,6 +53,9 @@ def harden(server: flask.Flask) -> None:
 
     @server.after_request
     def _headers(response: flask.Response) -> flask.Response:
+        if response.mimetype == "text/html" and not response.direct_passthrough:
+            # a page: its own inline scripts' hashes, taken from the HTML it is (csp.py)
+            response.headers["Content-Security-Policy"] = page_policy(response.get_data())
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         if flask.request.path.endswith("/_favicon.ico") and response.status_code == 200:

@@ -183,6 +183,14 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return (hasA ? -1 : 1) * (isDescending ? -1 : 1);
   };
 
+  // the kind of a rank change: "up", "down", "word" ("new", "no score") or "" (the cell's class)
+  dagfuncs.deltaKind = function (params) {
+    var v = params.value;
+    if (typeof v === "string") return v ? "word" : "";
+    if (!isNum(v) || v === 0) return "";
+    return v > 0 ? "up" : "down";
+  };
+
   dagfuncs.fmtDelta = function (v) {
     if (typeof v === "string") return v; // "new" / "no score" (scoring.rank_change)
     if (!isNum(v) || v === 0) return "";

@@ -133,6 +133,14 @@ def test_random_edits_show_the_engines_scores_and_ranks(small, seed):
         overall, _ranks = _expected(cfg, raw, changes)
         wait_column(page, "o", overall)
     assert column(page, "o") == _expected(cfg, raw, changes)[0]
+    # a rank change is coloured by its kind (the cell's class: up, down or a word)
+    kinds = page.evaluate(
+        """() => [...document.querySelectorAll(".ag-cell[col-id='d']")].map(c =>
+             [c.textContent.trim().charAt(0), ['up', 'down', 'word'].filter(k =>
+               c.classList.contains(k)).join()])"""
+    )
+    for mark, klass in kinds:
+        assert klass == {"▲": "up", "▼": "down", "": ""}.get(mark, "word"), kinds
 
 
 def test_a_link_too_long_for_common_servers_is_said(small):

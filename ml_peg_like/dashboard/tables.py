@@ -304,10 +304,10 @@ def column_defs(
             "ranked now, not before; 'no score': no overall score now)",
             "width": 58,
             "valueFormatter": {"function": "fmtDelta(params.value)"},
-            "cellClassRules": {
-                "up": "typeof params.value === 'number' && params.value > 0",
-                "down": "typeof params.value === 'number' && params.value < 0",
-                "word": "typeof params.value === 'string'",
+            "cellClassRules": {  # assets/dashAgGridFunctions.js deltaKind
+                "up": {"function": "deltaKind(params) === 'up'"},
+                "down": {"function": "deltaKind(params) === 'down'"},
+                "word": {"function": "deltaKind(params) === 'word'"},
             },
             "cellClass": "num delta",
             "type": "rightAligned",

@@ -2,14 +2,14 @@
 
 A model's *key* (the ``model`` column of the raw metrics) identifies it; ``models.csv`` may give
 it a ``display_name``. :func:`display_names` is THE rule for the name a model is shown by (grid,
-curve, robustness plots, exports); :func:`card_items` the rows of its card, where only http(s)
-addresses count as links.
+curve, robustness plots and texts, the command line's messages, exports); :func:`card_items`
+the rows of its card, where only http(s) addresses count as links.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -50,6 +50,18 @@ def display_name_map(models_table: Any, keys: Iterable[str]) -> dict[str, str]:
     """``{key: display name}`` (see :func:`display_names`)."""
     keys = [str(k) for k in keys]
     return dict(zip(keys, display_names(models_table, keys), strict=True))
+
+
+def shown_names(models: Any, names: Mapping[str, str] | None, sep: str = " = ") -> str:
+    """The display name of a model key, or of each of several keys joined by ``sep`` (tied
+    models, as the robustness results write them), from ``names`` (``{key: display name}``,
+    :func:`display_name_map`); a key without one is shown as it is."""
+    text = "" if models is None else str(models)
+    if not names or not text:
+        return text
+    if text in names:
+        return str(names[text])
+    return sep.join(str(names.get(k, k)) for k in text.split(sep))
 
 
 def safe_url(value: Any) -> str | None:

@@ -36,6 +36,7 @@ JS = [
         "upload.js",
         "plots.js",
         "sensitivity.js",
+        "restore.js",
     )
 ]
 

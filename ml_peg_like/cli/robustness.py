@@ -16,6 +16,7 @@ import math
 from pathlib import Path
 
 from ..errors import ConfigError, Problem
+from ..models import display_name_map, shown_names
 from ..raw import load_dataset
 from ..robustness import (
     DEFAULT_CONCENTRATION,
@@ -23,6 +24,7 @@ from ..robustness import (
     DEFAULT_THRESHOLD_JITTER,
     DEFAULT_TOP_K,
     JITTER_SCALES,
+    concentration_help,
     rank_robustness,
 )
 from .common import add_data_args, number, warn
@@ -49,7 +51,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--concentration",
         type=number,
         default=DEFAULT_CONCENTRATION,
-        help="Dirichlet concentration of the weights (large = close to the current; inf = fixed)",
+        help="Dirichlet concentration of the weights. " + concentration_help().replace("%", "%%"),
     )
     p.add_argument(
         "--threshold-jitter",
@@ -130,7 +132,8 @@ def run(args) -> int:
     paths = res.write(args.out)
     sc = res.scalars
     p1 = sc["p_top_model_stays_first"]
-    top = sc["top_model"] or "(no model has an overall score)"
+    names = display_name_map(raw.attributes, raw.models)
+    top = shown_names(sc["top_model"], names) or "(no model has an overall score)"
     stays = f"; P(it stays first) = {p1:.3f}" if p1 is not None and not math.isnan(p1) else ""
     k = sc["threshold_draws"]
     draws = f", {k} distinct threshold draws" if k else ""

@@ -4,7 +4,9 @@ Writes ``DIR/intervals.csv`` (``path,field,current,low,high``: how far each weig
 parameter can move, all else fixed, before the leader or the top-k set changes; ``inf``/``-inf``
 for unbounded ends), with ``--model`` ``DIR/whatif.csv`` (``path,field,current,value``: the value
 nearest the current one that puts the model first; empty when none) and ``DIR/dominance.csv``
-(``model,dominated_by``, names joined by ``;``). Bad input: exit code 2, one line per problem.
+(``model,dominated_by``, names joined by ``;``). When no single change puts the model first,
+whatif.csv holds its header only and a line on stdout says so. Messages name models by their
+display names (``models.csv``). Bad input: exit code 2, one line per problem.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import csv
 from pathlib import Path
 
 from ..errors import ConfigError, Problem
+from ..models import display_name_map
 from .common import add_data_args, warn
+
+WHATIF_COLUMNS = ["path", "field", "current", "value"]
 
 
 def add_parser(subparsers):
@@ -23,11 +28,29 @@ def add_parser(subparsers):
         help="how far each weight and threshold can move before the ranking changes (exact)",
     )
     add_data_args(p)
-    p.add_argument("--model", default=None, help="also write whatif.csv for this model")
+    p.add_argument(
+        "--model",
+        default=None,
+        help="also write whatif.csv for this model (its key): the single changes that put it "
+        "first (header only when none does)",
+    )
     p.add_argument("--top-k", type=int, default=1, help="intervals keep the top-k set (default 1)")
     p.add_argument("--out", required=True, help="output directory")
     p.set_defaults(func=run)
     return p
+
+
+def write_whatif(wi, path: Path, name: str) -> str | None:
+    """Write the what-if frame ``wi`` to ``path``: every row when one single change puts the
+    model (shown as ``name``) first; else the header only, and the line saying so is returned."""
+    if wi["value"].notna().any():
+        wi.to_csv(path, index=False, float_format="%.12g", na_rep="")
+        return None
+    wi.iloc[0:0][WHATIF_COLUMNS].to_csv(path, index=False)
+    return (
+        f"sensitivity: no single change of a weight, threshold or parameter puts {name} first; "
+        f"{path.name} holds its header only"
+    )
 
 
 def run(args) -> int:
@@ -54,7 +77,10 @@ def run(args) -> int:
     paths.append(out / "intervals.csv")
     if args.model is not None:
         wi = what_if(values, models, cfg, args.model, instances=inst)
-        wi.to_csv(out / "whatif.csv", index=False, float_format="%.12g", na_rep="")
+        name = display_name_map(raw.attributes, models)[args.model]
+        note = write_whatif(wi, out / "whatif.csv", name)
+        if note:
+            print(note)
         paths.append(out / "whatif.csv")
     dom = dominance(values, models, cfg, instances=inst)
     with open(out / "dominance.csv", "w", encoding="utf-8", newline="") as fh:

@@ -31,6 +31,7 @@ from .components import (
     navigation,
     page,
     policy,
+    restore,
     robustness_callbacks,
     robustness_layout,
     settings,
@@ -135,7 +136,13 @@ def create_app(
             cache.display,
         ),
         sidebar=navigation.sidebar(config),
-        crumbs=html.Div([navigation.crumbs_layout(config), *explore_view.layout(cache)]),
+        crumbs=html.Div(
+            [
+                restore.layout(),  # "restore your last settings" (the browser remembers them)
+                navigation.crumbs_layout(config),
+                *explore_view.layout(cache),
+            ]
+        ),
         grid=[
             dcc.Store(id=ids.DOMINATED, data=table_dominated(sv)),  # invisible: grid stays last
             *liveedit.stores(),
@@ -190,6 +197,7 @@ def create_app(
         app, cache, on_changes=on_changes, sensitivity=sens, server_scored=server_scored
     )
     liveedit.register(app)
+    restore.register(app)  # the last settings, remembered by the browser (components/restore.py)
     if sens:
         sens_view.register(app, cache)
     harden(app.server)

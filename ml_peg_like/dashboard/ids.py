@@ -86,6 +86,12 @@ ROB_REQUEST = "rob-request"  # store: the Run request {"n": clicks, "r": nonce}
 ROB_META = "rob-meta"  # store: what the shown analysis ran on
 ROB_TOKEN = "rob-token"  # store: the name of the page's data (callbacks.engine_token)
 ROB_TEXTS = "rob-texts"  # store: texts the browser-side callbacks show
+#: "come back to your work" (components/restore.py, assets/restore.js): the line offering the
+#: settings the browser remembers, its text and its two buttons
+RESTORE = "restore"
+RESTORE_TEXT = "restore-text"
+RESTORE_YES = "restore-yes"
+RESTORE_NO = "restore-no"
 
 #: the Explore and Compare views (components/explore.py, compare.py) and the benchmark figure
 PAGE_EXPLORE = "explore"  # their view names (``?v=explore``, ``?v=compare``)
@@ -343,6 +349,8 @@ def js_names(
         "curveGraph": curve_graph(0),
         "bundle": BUNDLE,
         "qState": "s",
+        "qMissing": "missing",
+        "qFilter": "f",
         "boxPlain": "box",
         "boxModified": "box modified",
         "boxInvalid": "box invalid",

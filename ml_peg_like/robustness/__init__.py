@@ -74,12 +74,13 @@ from .api import (
     LOO_COLUMNS,
     aggregate_batch,
     compare_settings,
+    concentration_help,
     leave_one_out,
     rank_robustness,
 )
 from .montecarlo import BatchScorer
 from .results import RobustnessResult, SettingsComparison
-from .sampling import WEIGHT_FLOOR
+from .sampling import WEIGHT_FLOOR, weight_spread
 from .statistics import kendall_tau, rank_samples, spearman_rho
 
 __all__ = [
@@ -97,9 +98,11 @@ __all__ = [
     "SettingsComparison",
     "aggregate_batch",
     "compare_settings",
+    "concentration_help",
     "kendall_tau",
     "leave_one_out",
     "rank_robustness",
     "rank_samples",
     "spearman_rho",
+    "weight_spread",
 ]

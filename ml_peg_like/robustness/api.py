@@ -26,7 +26,7 @@ from ..scoring import (
 )
 from .montecarlo import BatchScorer
 from .results import RobustnessResult, SettingsComparison
-from .sampling import WEIGHT_FLOOR
+from .sampling import WEIGHT_FLOOR, weight_spread
 from .statistics import (
     CHUNK_ELEMENTS,
     average_ranks,
@@ -47,6 +47,18 @@ DEFAULT_MAX_THRESHOLD_CELLS = 2.5e8
 JITTER_SCALES = ("value", "span")
 WEIGHT_BLOCK = 64  # samples per random block when no parameter is perturbed
 DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
+
+
+def concentration_help(concentration: float = DEFAULT_CONCENTRATION) -> str:
+    """The Dirichlet concentration in words, with how far ``concentration`` moves a weight
+    (:func:`~.sampling.weight_spread`, one standard deviation, groups of two and three)."""
+    two, three = (round(100 * weight_spread(concentration, n)) for n in (2, 3))
+    return (
+        "How close the sampled weights stay to the current ones: larger = closer, inf = fixed. "
+        f"With {concentration:g}, a weight moves by about ±{two} % (one standard deviation) in a "
+        f"group of two equal weights, ±{three} % in a group of three."
+    )
+
 
 ProgressFn = Callable[[int, int], Any]
 

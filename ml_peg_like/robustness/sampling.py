@@ -26,6 +26,16 @@ WEIGHT_FLOOR = 1e-12  # a sampled positive weight is at least this fraction of i
 MAX_REDRAWS = 64
 
 
+def weight_spread(concentration: float, n: int) -> float:
+    """One standard deviation of a sampled weight, as a fraction of the weight, in a group of
+    ``n`` equal positive weights: ``sqrt((n - 1) / (c + 1))``, from the Dirichlet's variance
+    ``a_i (a_0 - a_i) / (a_0^2 (a_0 + 1))`` with ``a_i = c / n``, ``a_0 = c`` (0 when the
+    weights stay fixed: ``c`` infinite or a single weight)."""
+    if n < 2 or not math.isfinite(concentration):
+        return 0.0
+    return math.sqrt((n - 1) / (concentration + 1))
+
+
 class DirichletLevel:
     """Dirichlet resampling of one level's weights within contiguous groups."""
 

@@ -10,6 +10,7 @@ from ...robustness import (
     DEFAULT_SAMPLES,
     DEFAULT_THRESHOLD_JITTER,
     DEFAULT_TOP_K,
+    concentration_help,
 )
 from .. import ids
 from .robustness_callbacks import (
@@ -71,8 +72,7 @@ def robustness_panel(engine) -> html.Section:
                 step="any",
                 lo=0,
                 hi=MAX_CONCENTRATION,
-                title="Dirichlet concentration of the sampled weights around the current ones "
-                "(larger: closer to the current weights)",
+                title="Dirichlet concentration of the sampled weights. " + concentration_help(),
             ),
             _field(
                 "Threshold jitter %",

@@ -10,6 +10,7 @@ from typing import Any
 from dash import dcc, html
 
 from ...lazy import lazy_module
+from ...models import shown_names
 from ...robustness import RobustnessResult
 from .. import ids
 from .robustness_figures import (
@@ -37,18 +38,27 @@ def _table(head: list[str], rows: list[list[Any]], klass: str, row_classes=None)
     )
 
 
-def summary_rows(summary: pd.DataFrame) -> list[list[str]]:
-    """Every model (current rank order): rank now, model, median, 5-95%, mean rank, P(rank 1),
-    P(top k), as displayed."""
+Names = Mapping[str, str] | None
+
+
+def shown(models: Any, names: Names = None) -> str:
+    """A model key (or tied keys joined by " = ") by its display name (``models.shown_names``)."""
+    return shown_names(models, names)
+
+
+def summary_rows(summary: pd.DataFrame, names: Names = None) -> list[list[str]]:
+    """Every model (current rank order): rank now, model (its display name from ``names``),
+    median, 5-95%, mean rank, P(rank 1), P(top k), as displayed."""
     out = []
     for r in summary.itertuples(index=False):
         if pd.isna(r.rank_now):  # no overall score: no rank, no rank statistics
-            out.append(["\u2014", str(r.model), "\u2014", "\u2014", "\u2014", "\u2014", "\u2014"])
+            dash = "\u2014"
+            out.append([dash, shown(r.model, names), dash, dash, dash, dash, dash])
             continue
         out.append(
             [
                 str(int(r.rank_now)),
-                str(r.model),
+                shown(r.model, names),
                 str(int(r.median_rank)),
                 f"{int(r.rank_5)}–{int(r.rank_95)}",
                 f"{float(r.mean_rank):.2f}",
@@ -59,7 +69,7 @@ def summary_rows(summary: pd.DataFrame) -> list[list[str]]:
     return out
 
 
-def summary_table(summary: pd.DataFrame, top_k: int) -> html.Table:
+def summary_table(summary: pd.DataFrame, top_k: int, names: Names = None) -> html.Table:
     head = [
         "Rank now",
         "Model",
@@ -69,7 +79,7 @@ def summary_table(summary: pd.DataFrame, top_k: int) -> html.Table:
         "P(rank 1)",
         f"P(top {top_k})",
     ]
-    return _table(head, summary_rows(summary), "rob-summary")
+    return _table(head, summary_rows(summary, names), "rob-summary")
 
 
 LOO_HEAD = [
@@ -82,20 +92,21 @@ LOO_HEAD = [
 ]
 
 
-def loo_rows(loo: pd.DataFrame) -> list[list[str]]:
-    """One row per removal, as displayed."""
+def loo_rows(loo: pd.DataFrame, names: Names = None) -> list[list[str]]:
+    """One row per removal, as displayed (models by their display names from ``names``)."""
     out = []
     for r in loo.itertuples(index=False):
         what = str(r.level)
         if r.also_removed:
             what += f" (and its category {r.also_removed}: no other benchmark)"
         change = int(r.max_rank_change)
-        moved = f"{change} ({r.max_change_model})" if change and r.max_change_model else "0"
+        who = shown(r.max_change_model, names)
+        moved = f"{change} ({who})" if change and who else "0"
         out.append(
             [
                 str(r.removed),
                 what,
-                str(r.new_top) if r.new_top else "none",
+                shown(r.new_top, names) if r.new_top else "none",
                 "yes" if bool(r.top_changed) else "no",
                 _fmt_num(r.kendall_tau),
                 moved,
@@ -104,29 +115,29 @@ def loo_rows(loo: pd.DataFrame) -> list[list[str]]:
     return out
 
 
-def loo_table(loo: pd.DataFrame) -> html.Table | html.P:
+def loo_table(loo: pd.DataFrame, names: Names = None) -> html.Table | html.P:
     if loo is None or len(loo) == 0:
         return html.P(
             "Nothing to remove: a single category with a single benchmark.", className="rob-note"
         )
     classes = ["changed" if bool(t) else None for t in loo["top_changed"]]
-    return _table(LOO_HEAD, loo_rows(loo), "rob-loo", classes)
+    return _table(LOO_HEAD, loo_rows(loo, names), "rob-loo", classes)
 
 
-def headline(result: RobustnessResult) -> list:
-    """The run's key numbers, as text."""
+def headline(result: RobustnessResult, names: Names = None) -> list:
+    """The run's key numbers, as text (models by their display names from ``names``)."""
     sc, st = result.scalars, result.settings
     n = int(sc["samples"])
     lines = []
     top = sc.get("top_model") or ""
     if top:
         p = sc.get("p_top_model_stays_first")
-        tied = " = " in top
+        tied = " = " in top and top not in (names or {})
         lines.append(
             html.Div(
                 [
                     html.Span("Top model now: ", className="rob-k"),
-                    html.Strong(top, className="rob-top"),
+                    html.Strong(shown(top, names), className="rob-top"),
                     f" — {'each ' if tied else ''}first in ",
                     html.Strong(fmt_pct(p), id=ids.ROB_P_TOP),
                     f" of {n:,} samples.",
@@ -183,14 +194,14 @@ def headline(result: RobustnessResult) -> list:
 
 def results_view(result: RobustnessResult, names: Mapping[str, str] | None = None) -> html.Div:
     """Everything a run shows: headline, rank figure, heat map, leave one out, all models.
-    ``names``: ``{key: display name}`` of the models in the figures."""
+    ``names``: ``{key: display name}`` of the models in the texts and the figures."""
     k = int(result.settings["top_k"])
     graph_cfg = {"displaylogo": False, "responsive": True, "displayModeBar": False}
     rank_fig = rank_figure(result.summary, k, names=names)
     heat_fig = acceptability_figure(result.acceptability, result.summary, names=names)
     return html.Div(
         [
-            html.Div(headline(result), className="rob-headline"),
+            html.Div(headline(result, names), className="rob-headline"),
             dcc.Graph(
                 id=ids.ROB_RANK_FIG,
                 figure=rank_fig,
@@ -209,11 +220,11 @@ def results_view(result: RobustnessResult, names: Mapping[str, str] | None = Non
                 "Kendall τ against the current ranking.",
                 className="rob-note",
             ),
-            loo_table(result.leave_one_out),
+            loo_table(result.leave_one_out, names),
             html.Details(
                 [
                     html.Summary(f"Every model ({len(result.summary)}) as a table"),
-                    summary_table(result.summary, k),
+                    summary_table(result.summary, k, names),
                 ],
                 className="rob-details",
             ),

@@ -51,7 +51,6 @@ from browser_utils import chromium  # noqa: E402
 
 from ml_peg_like import config_from_dict, load_dataset, raw_from_frame, score  # noqa: E402
 from ml_peg_like.dashboard.firstview import PAINT_MARK  # noqa: E402
-from ml_peg_like.dashboard.ids import ROWS_ROUTE  # noqa: E402
 from ml_peg_like.dashboard.servertiming import server_ms  # noqa: E402
 from ml_peg_like.dashboard.state import make_query  # noqa: E402
 from ml_peg_like.dashboard.tables import fmt_score  # noqa: E402
@@ -328,7 +327,7 @@ PAINTED = (
 
 #: the responses of an edit: its callbacks and, for a large table, the blocks of rows the grid
 #: fetches after it (components/bigrows.py)
-EDIT_URLS = ("_dash-update-component", ROWS_ROUTE)
+EDIT_URLS = ("_dash-update-component",)
 
 ALL_DONE = """(t0) => Math.max(0, ...performance.getEntriesByType('resource')
   .filter(e => URLS.some(u => e.name.includes(u)) && e.startTime >= t0 - 1)

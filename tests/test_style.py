@@ -2,8 +2,8 @@
 and that config holds every function to a McCabe complexity of 12 (C901), 12 branches (PLR0912)
 and 50 statements (PLR0915). A module may be long; its functions may not be.
 
-The only exception is the dashboard (``ml_peg_like/dashboard/``, a per-file-ignores entry in
-pyproject.toml), and no ``noqa`` comment may silence those rules anywhere else.
+There is no exception: no per-file-ignores entry of pyproject.toml lifts those rules, and no
+``noqa`` comment silences them anywhere in the package.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "ml_peg_like"
-DASHBOARD = PACKAGE / "dashboard"
 RULES = ("C901", "PLR0912", "PLR0915")
 #: a noqa comment, with or without a list of codes, also in its file-wide form (``ruff:`` first)
 NOQA = re.compile(r"#\s*(?:ruff\s*:\s*)?noqa\b(?P<codes>\s*:\s*[A-Z0-9,\s]+)?", re.IGNORECASE)
@@ -60,18 +59,16 @@ def test_ruff_check_passes_on_the_package():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_no_noqa_silences_the_complexity_rules_outside_the_dashboard():
+def test_no_noqa_silences_the_complexity_rules():
     bad = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        if DASHBOARD in path.parents:
-            continue
         found = silenced_rules(path.read_text(encoding="utf-8"))
         if found:
             bad[str(path.relative_to(ROOT))] = found
     assert bad == {}
 
 
-def test_the_dashboard_is_the_only_exception():
+def test_no_file_is_excepted_from_the_complexity_rules():
     lint = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"][
         "lint"
     ]
@@ -84,7 +81,7 @@ def test_the_dashboard_is_the_only_exception():
         for pattern, rules in lint.get("per-file-ignores", {}).items()
         if set(rules) & set(RULES)
     }
-    assert excepted == {"ml_peg_like/dashboard/**": sorted(RULES)}
+    assert excepted == {}
 
 
 def _function_with_ifs(n: int) -> str:

@@ -26,7 +26,7 @@ and the colour scale's stops are :data:`SCORE_STOPS`, which the grid's JS reads 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -267,6 +267,25 @@ def _control(kind: str, props: Mapping[str, Any]) -> str:
     return ""  # stores, the location, graphs, downloads: nothing to see
 
 
+def _element(data: Mapping[str, Any], walk: Callable[[Any], None], out: list[str]) -> None:
+    """One component (its ``to_plotly_json``) as HTML in ``out``: nothing when its style hides
+    it, a ``dash.dcc`` control's look-alike, or a ``dash.html`` element and its children
+    (``walk``); anything else is left out."""
+    props = data.get("props", {})
+    style = props.get("style")
+    ns, kind = data.get("namespace"), data.get("type", "")
+    if isinstance(style, dict) and style.get("display") == "none":
+        return
+    if ns == DCC_NS:
+        out.append(_control(kind, props))
+    elif ns == HTML_NS:
+        tag = kind.lower()
+        out.append(f"<{tag}{_attrs(props)}>")
+        if tag not in VOID:
+            walk(props.get("children"))
+            out.append(f"</{tag}>")
+
+
 def static_html(node: Any, replace: Mapping[str, str] | None = None, last: str = "") -> str:
     """A Dash layout as plain HTML, as it looks before its scripts ran: ``dash.html``
     elements with their classes, styles, titles, ``data-*`` and ``aria-*`` attributes and
@@ -296,18 +315,7 @@ def static_html(node: Any, replace: Mapping[str, str] | None = None, last: str =
         if isinstance(pid, str) and pid in (replace or {}):
             out.append(replace[pid])
         else:
-            style = props.get("style")
-            ns, kind = data.get("namespace"), data.get("type", "")
-            if isinstance(style, dict) and style.get("display") == "none":
-                pass
-            elif ns == DCC_NS:
-                out.append(_control(kind, props))
-            elif ns == HTML_NS:
-                tag = kind.lower()
-                out.append(f"<{tag}{_attrs(props)}>")
-                if tag not in VOID:
-                    walk(props.get("children"))
-                    out.append(f"</{tag}>")
+            _element(data, walk, out)
         if last and pid == last:
             done[0] = True
 

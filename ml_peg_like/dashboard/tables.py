@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -342,7 +343,9 @@ def column_defs(
     if cfg.uses_skip and not view:
         cols.append(
             _coverage_col(
-                ids.COL_COVERAGE, ("cov", 0), "Share of the overall weight with data (policy 'skip')"
+                ids.COL_COVERAGE,
+                ("cov", 0),
+                "Share of the overall weight with data (policy 'skip')",
             )
         )
     node = view_node(cfg, view)
@@ -499,6 +502,69 @@ def _rank_columns(scores: Scores, idx: np.ndarray, default_overall, among_shown:
     return ranks, tied, np.where(dword == "", dnum, dword)[sel]
 
 
+#: a view's row columns: {column: values} and {column: reason codes}
+Fields = tuple[dict[str, list], dict[str, np.ndarray]]
+
+
+def _view_fields(scores: Scores, node: Any, idx: np.ndarray, codes: tuple, out: Fields) -> None:
+    """The columns of a view's rows and their reason codes (``out``): the categories of the
+    overall view (``node`` None), a category's benchmarks, or a benchmark's metrics.
+    ``codes``: :func:`level_reasons` of ``scores``."""
+    if node is None:
+        _overall_fields(scores, idx, codes[1], out)
+    elif isinstance(node, Category):
+        _category_fields(scores, node, idx, codes, out)
+    else:
+        _bench_fields(scores, node, idx, codes[0], out)
+
+
+def _overall_fields(scores: Scores, idx: np.ndarray, ccodes: np.ndarray, out: Fields) -> None:
+    fields, reasons = out
+    cfg = scores.config
+    if cfg.uses_skip:
+        fields[ids.COL_COVERAGE] = _round(scores.overall_coverage[idx])
+    for i in range(len(cfg.categories)):
+        fields[ids.cat_col(i)] = _round(scores.cat_scores[idx, i])
+        reasons[ids.cat_col(i)] = ccodes[idx, i]
+
+
+def _category_fields(
+    scores: Scores, node: Category, idx: np.ndarray, codes: tuple, out: Fields
+) -> None:
+    fields, reasons = out
+    cfg = scores.config
+    lay = Layout(cfg)
+    bcodes, ccodes = codes[0], codes[1]
+    i = lay.cat_index[node.name]
+    fields[ids.COL_CAT_SCORE] = _round(scores.cat_scores[idx, i])
+    reasons[ids.COL_CAT_SCORE] = ccodes[idx, i]
+    if agg.is_skip(cfg.policy(node)):
+        fields[ids.COL_CAT_COVERAGE] = _round(scores.cat_coverage[idx, i])
+    for k in lay.cat_benches[node.name]:
+        fields[ids.bench_col(k)] = _round(scores.bench_scores[idx, k])
+        reasons[ids.bench_col(k)] = bcodes[idx, k]
+
+
+def _bench_fields(
+    scores: Scores, node: Benchmark, idx: np.ndarray, bcodes: np.ndarray, out: Fields
+) -> None:
+    fields, reasons = out
+    lay = Layout(scores.config)
+    k = lay.bench_index[node.name]
+    cols = lay.bench_metrics[node.name]
+    fields[ids.COL_BENCH_SCORE] = _round(scores.bench_scores[idx, k])
+    reasons[ids.COL_BENCH_SCORE] = bcodes[idx, k]
+    mr = agg.metric_reasons(scores.raw_values[:, cols][idx], scores.metric_scores[:, cols][idx])
+    for c, j in enumerate(cols):
+        raw = scores.raw_values[idx, j]
+        rv = raw.astype(object)  # Python floats, as they are
+        rv[np.isnan(raw)] = None
+        fields[ids.raw_col(j)] = rv.tolist()
+        fields[ids.score_col(j)] = _round(scores.metric_scores[idx, j])
+        reasons[ids.score_col(j)] = mr[:, c]
+        reasons[ids.raw_col(j)] = mr[:, c]
+
+
 def row_table(
     scores: Scores,
     view: str,
@@ -522,7 +588,6 @@ def row_table(
         idx = np.array([i for i, m in enumerate(scores.models) if m in keep], dtype=np.intp)
     else:
         idx = np.arange(n, dtype=np.intp)
-    lay = Layout(cfg)
     fields: dict[str, list] = {}
     reasons: dict[str, np.ndarray] = {}
     ranks, tied, delta = _rank_columns(
@@ -530,41 +595,9 @@ def row_table(
     )
     overall = scores.overall_scores[idx]
     fields[ids.COL_OVERALL] = _round(overall)
-    bcodes, ccodes, ocodes = level_reasons(scores)
-    reasons[ids.COL_OVERALL] = ocodes[idx, 0]
-    node = view_node(cfg, view)
-    if node is None:
-        if cfg.uses_skip:
-            fields[ids.COL_COVERAGE] = _round(scores.overall_coverage[idx])
-        cr = ccodes
-        for i in range(len(cfg.categories)):
-            fields[ids.cat_col(i)] = _round(scores.cat_scores[idx, i])
-            reasons[ids.cat_col(i)] = cr[idx, i]
-    elif isinstance(node, Category):
-        i = lay.cat_index[node.name]
-        cr = ccodes
-        fields[ids.COL_CAT_SCORE] = _round(scores.cat_scores[idx, i])
-        reasons[ids.COL_CAT_SCORE] = cr[idx, i]
-        if agg.is_skip(cfg.policy(node)):
-            fields[ids.COL_CAT_COVERAGE] = _round(scores.cat_coverage[idx, i])
-        br = bcodes
-        for k in lay.cat_benches[node.name]:
-            fields[ids.bench_col(k)] = _round(scores.bench_scores[idx, k])
-            reasons[ids.bench_col(k)] = br[idx, k]
-    else:
-        k = lay.bench_index[node.name]
-        cols = lay.bench_metrics[node.name]
-        fields[ids.COL_BENCH_SCORE] = _round(scores.bench_scores[idx, k])
-        reasons[ids.COL_BENCH_SCORE] = bcodes[idx, k]
-        mr = agg.metric_reasons(scores.raw_values[:, cols][idx], scores.metric_scores[:, cols][idx])
-        for c, j in enumerate(cols):
-            raw = scores.raw_values[idx, j]
-            rv = raw.astype(object)  # Python floats, as they are
-            rv[np.isnan(raw)] = None
-            fields[ids.raw_col(j)] = rv.tolist()
-            fields[ids.score_col(j)] = _round(scores.metric_scores[idx, j])
-            reasons[ids.score_col(j)] = mr[:, c]
-            reasons[ids.raw_col(j)] = mr[:, c]
+    codes = level_reasons(scores)
+    reasons[ids.COL_OVERALL] = codes[2][idx, 0]
+    _view_fields(scores, view_node(cfg, view), idx, codes, (fields, reasons))
     if models is None:  # every model: the names column is the same for every state
         keys_, shown = list(scores.models), _names_column(scores.models, names)
     else:

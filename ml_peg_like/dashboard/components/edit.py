@@ -8,65 +8,70 @@ callback through the changes store (the trigger ``ids.CHANGES``), and the parts 
 follow: the stability intervals and dominance marks, Explore, the policy bar, the robustness tau
 line (the ``on_changes`` hook given at composition). The grid's numbers are never sent: its rows
 are the models, and its cells read the browser's live result.
+
+The flow of one request (``update``):
+
+1. :func:`_request`: the trigger (a page load or back/forward wins over what fired with it) and
+   the page's values, checked for type and size (a forged request is ignored: 204); the page's
+   changes, view and controls become the step before the action (``actions.Step``).
+2. ``actions.dispatch``: the action's small pure function (``actions.ACTIONS``, one per kind of
+   trigger; its docstring says what each changes) returns the new step: the changes, the view,
+   the metric, Explore's selection, the filters, the toggle, the sort, the digits, the message,
+   whether every box is rewritten, and the controls it sets. None: nothing to answer (204). A
+   refused policy or upload answers its message (and the control it sets back) alone.
+3. ``actions.settle``: the sort and metric of the new view; then the new changes are scored
+   once (:func:`_scored`; a link whose settings leave a metric unscored says so).
+4. The parts (:data:`PARTS`), each filling only the outputs it declares: the stores and tau line
+   (changed settings or view), the URL's query (when it says something new), the grid's rows
+   (a filter or a link), columns (when their signature changed) and dominance marks, the
+   what-if labels and interval texts, the policy bar, the curve (a benchmark view), Explore /
+   Compare / the benchmark chart, the status line and "Reset all", a new view's panel,
+   breadcrumb and picker, or, on the same view, the boxes and row messages in place.
+5. :func:`_only_new`: a box's mark or a row's message equal to what the page shows is not sent.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from dash import ALL, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from ...bundle import result_of
-from ...config import ROOT, Config, loads_config
+from ...config import Config
 from ...errors import ConfigError
 from ...numfmt import SCORE_DIGITS, clean_digits
 from .. import ids
 from ..cache import ScoreCache
 from ..figures import curve_figure
 from ..state import (
-    MAX_STATE_CHARS,
     Q_DIGITS,
-    Q_FILTER,
-    Q_METRIC,
-    Q_MISSING,
     Q_SHOW,
     Q_SORT,
-    Q_STATE,
-    Q_VIEW,
     Changes,
-    apply_edit,
-    changes_from_upload,
     clean_changes,
     clean_filters,
-    decode_changes,
-    effective_changes,
     encode_changes,
     filtered_models,
     make_query,
     parse_query,
-    reset_paths,
     same_query,
 )
-from ..tables import (
-    canonical_view,
-    column_defs,
-    resolved_params,
-    threshold_problems,
-    view_node,
-)
-from . import curve, grid, navigation, policy, settings, toolbar
+from ..tables import canonical_view, column_defs, resolved_params, threshold_problems
+from . import actions, curve, grid, navigation, policy, settings, toolbar
 from . import explore as explore_view
+from .actions import MAX_QUERY_CHARS
 from .inputs import attr_selection, boxes_of, same_as_shown, text
-from .presets import apply_preset
 from .sensitivity import EDIT_INPUTS as SENS_INPUTS
 from .sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
 from .sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
-from .sensitivity import Sensitivity, click_edit
+from .sensitivity import Sensitivity
 from .sensitivity import labels as whatif_labels
-from .status import linked_filters, problem_text, status, threshold_status
-from .viewstate import apply_sort, effective_sort, sort_text
+from .status import threshold_status
+from .viewstate import apply_sort, sort_text
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
 HIDDEN = {"display": "none"}
@@ -85,6 +90,7 @@ SHOWN_ONLY = (
 #: text, or None
 OnChanges = Callable[[Changes], str | None]
 TAU_OUTPUT = dict(tau=Output(ids.ROB_TAU, "children"))
+#: a board the browser cannot score (liveedit.page_bundle): the scores of the answer's changes
 LIVE_OUTPUT = dict(live_result=Output(ids.LIVE_RESULT, "data"))
 
 OUTPUTS = dict(
@@ -171,11 +177,401 @@ def default_thresholds(cache: ScoreCache, metric: str) -> dict[str, float]:
     return resolved_params(cache.default_scores, plan.metric_paths.index(metric))
 
 
-def first_metric(cfg: Config, view: str) -> str:
-    node = view_node(cfg, view)
-    if node is None or not hasattr(node, "metrics"):
-        return ""
-    return f"{cfg.full_path(view)}/{node.metrics[0].name}"
+first_metric = actions.first_metric
+
+
+# ------------------------------------------------------------------------------------------------
+# the request: the trigger and the page's step, checked for type and size
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request: the action, the step the page shows (``before``) and the page's values."""
+
+    act: actions.Action
+    before: actions.Step
+    kw: dict[str, Any]
+
+    @property
+    def trig(self) -> Any:
+        return self.act.trig
+
+    @property
+    def kind(self) -> Any:
+        return self.trig.get(ids.KEY_TYPE) if isinstance(self.trig, dict) else None
+
+    @property
+    def from_browser(self) -> bool:
+        """A box edit's changes: the browser holds its changes, URL and boxes."""
+        return self.trig == ids.CHANGES
+
+
+def _trigger(kw: dict[str, Any]) -> Any:
+    """The request's trigger: a page load (or back/forward) wins over anything fired with it,
+    but an edit in the browser writes both its changes and the URL: then its changes."""
+    trig = ctx.triggered_id
+    if trig is None:
+        raise PreventUpdate
+    if f"{ids.URL}.search" in ctx.triggered_prop_ids:
+        trig = ids.URL
+        if f"{ids.CHANGES}.data" in ctx.triggered_prop_ids and kw["search"] == kw["qs"]:
+            trig = ids.CHANGES
+    if isinstance(trig, dict) and not all(isinstance(x, str) for x in trig.values()):
+        raise PreventUpdate
+    return trig
+
+
+def _before(cache: ScoreCache, kw: dict[str, Any], changes: Changes) -> actions.Step:
+    """The step the page shows: its changes, view, controls and the sort of its URL."""
+    raw_view = kw["view"] if isinstance(kw["view"], dict) else {}
+    filters = clean_filters(
+        {
+            ids.FILTER_PICKS: kw["models"],
+            ids.FILTER_ATTRS: attr_selection(ctx.args_grouping["attrs"]),
+        },
+        cache.models,
+        cache.attr_options,
+    )
+    return actions.Step(
+        changes=changes,
+        view=canonical_view(cache.defaults, text(raw_view.get(ids.VIEW_PATH))),
+        metric=text(raw_view.get(ids.VIEW_METRIC)),
+        page=explore_view.page_of(raw_view.get(ids.VIEW_PATH)),  # explore, compare
+        sel=explore_view.selection(cache, kw),
+        filters=filters,
+        show=kw["show"] if kw["show"] in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0],
+        sort=sort_text(parse_query(kw["qs"] or "").get(Q_SORT, "")),  # kept unless changed
+        digits=clean_digits(kw["digits"], SCORE_DIGITS),
+    )
+
+
+def _request(cache: ScoreCache, kw: dict[str, Any]) -> Request:
+    """Everything from the client is checked for type and size first: a forged request that
+    does not look like the page's own is ignored (204), it never reaches the engine."""
+    trig = _trigger(kw)
+    try:
+        changes: Changes = clean_changes(cache.defaults, kw["changes"])
+        boxes = boxes_of(ctx.args_grouping["box"], MAX_BOXES)
+    except ValueError:
+        raise PreventUpdate from None
+    limits = (("qs", MAX_QUERY_CHARS), ("colsig", 64), ("filename", 255))
+    kw = {**kw, **{key: text(kw[key], limit) for key, limit in limits}}
+    kw["search"] = text(kw["search"], MAX_QUERY_CHARS)
+    clicked = bool(ctx.triggered) and bool(ctx.triggered[0].get("value"))
+    act = actions.Action(
+        trig=trig,
+        kw=kw,
+        boxes=tuple(boxes),
+        attr_names=tuple(o["id"][ids.KEY_NAME] for o in ctx.outputs_grouping["attr_value"]),
+        clicked=clicked,
+    )
+    return Request(act, _before(cache, kw, changes), kw)
+
+
+# ------------------------------------------------------------------------------------------------
+# the answer: each part fills the outputs it declares
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the parts of the answer read: the request, the step after the action (settled)
+    and its scores."""
+
+    env: actions.Env
+    req: Request
+    step: actions.Step
+    key: str  # the changes encoded: the cache key and the URL's state
+    cfg: Config
+    scores: Any
+    problems: dict[tuple[str, str], str]
+    sv: Any  # the view's sensitivity (intervals, dominance), or None
+    shown_models: list[str] | None
+    on_changes: OnChanges | None
+
+    @property
+    def before(self) -> actions.Step:
+        return self.req.before
+
+    @property
+    def view_changed(self) -> bool:
+        return actions.view_changed(self.before, self.step)
+
+    @property
+    def is_bench(self) -> bool:
+        return bool(self.step.metric)
+
+
+def _scored(env, req: Request, step: actions.Step, on_changes: OnChanges | None) -> Answer:
+    """The answer's scores; a link whose settings leave a metric unscored says so."""
+    cache = env.cache
+    key = encode_changes(step.changes)
+    try:
+        cfg, scores = cache.scores_for(step.changes, config=step.cfg, key=key)
+    except ConfigError:
+        raise PreventUpdate from None  # a forged state the page itself never holds
+    # {model: NAME} thresholds whose model has no value: the metric is not scored (red box)
+    problems = threshold_problems(scores)
+    linked = {k: m for k, m in problems.items() if step.link and k[0] in step.changes}
+    if linked and step.status is no_update:
+        what = "The link's settings leave a metric unscored"
+        step = dataclasses.replace(step, status=threshold_status(linked, what))
+    sv = env.sens.view_state(key, scores, step.view) if env.sens else None
+    shown_models = filtered_models(step.filters, cache.models, cache.attr_values)
+    return Answer(env, req, step, key, cfg, scores, problems, sv, shown_models, on_changes)
+
+
+def _state_part(a: Answer) -> dict[str, Any]:
+    """The changes store, the robustness tau line, the view store and the browser's answered
+    count."""
+    out: dict[str, Any] = {}
+    new, old = a.step.changes, a.before.changes
+    if a.req.from_browser and isinstance(a.req.kw["pending"], int):
+        out["answered"] = a.req.kw["pending"]  # the parts that need Python: in this answer
+    if new != old:
+        out["changes"] = new
+    if a.on_changes is not None and (new != old or a.req.from_browser):
+        out["tau"] = a.on_changes(new) or no_update
+    if a.view_changed or a.step.metric != a.before.metric:
+        out["view"] = {ids.VIEW_PATH: a.step.page or a.step.view, ids.VIEW_METRIC: a.step.metric}
+    return out
+
+
+def _query_part(a: Answer) -> dict[str, Any]:
+    """The URL's query (only when it says something new) and the query store."""
+    s = a.step
+    first = first_metric(a.env.cache.defaults, s.view)
+    query = make_query(
+        s.changes,
+        s.page or s.view,
+        s.metric if s.metric != first else "",
+        s.filters,
+        encoded=a.key,
+        view_extra={
+            Q_SHOW: "" if s.show == grid.SHOW_OPTIONS[0] else s.show,
+            Q_SORT: s.sort,
+            Q_DIGITS: "" if s.digits == SCORE_DIGITS else str(s.digits),
+        },
+    )
+    query = explore_view.query_tail(query, s.page, s.sel)
+    if a.req.trig == ids.URL:
+        if same_query(query, a.req.kw["search"]):
+            return {"qs": query}
+        return {"qs": query, "search": query}  # the link said something else: say it as it is
+    if not a.req.from_browser and query != (a.req.kw["qs"] or ""):
+        return {"search": query, "qs": query}
+    return {}
+
+
+def _grid_part(a: Answer) -> dict[str, Any]:
+    """The grid's rows (when the filter may have changed), the shown count, its columns (when
+    their signature changed) and the dominance marks."""
+    out: dict[str, Any] = {}
+    cache, s = a.env.cache, a.step
+    if a.sv is not None:
+        out["dominated"] = {k: ", ".join(m) for k, m in (a.sv.dominated or {}).items() if m}
+    if a.req.trig in (ids.MODEL_FILTER, ids.URL) or a.req.kind == ids.T_ATTR:
+        n_all = len(cache.models)
+        out["rows"] = grid.index_rows(cache.models, cache.display, a.shown_models)
+        n = n_all if a.shown_models is None else len(a.shown_models)
+        out["shown_count"] = toolbar.shown_text(n, n_all)
+    changed = {p for p, f in s.changes.items() if f}
+    cols = column_defs(a.scores, s.view, show=s.show, changed=changed, metric=s.metric)
+    cols = apply_sort(cols, s.sort)
+    sig = grid.colsig(cols)
+    if sig != a.req.kw["colsig"]:
+        out["cols"], out["colsig"] = cols, sig
+    return out
+
+
+def _sensitivity_part(a: Answer) -> dict[str, Any]:
+    """The what-if buttons' labels and the view's interval texts (unless the page shows the
+    same: one store)."""
+    sens = a.env.sens
+    if not sens:
+        return {}
+    group = ctx.outputs_grouping["whatif_label"]
+    out = {"whatif_label": whatif_labels(group, a.env.cache.defaults, a.step.changes)}
+    if a.sv:
+        fresh = a.view_changed or a.req.from_browser
+        shown = None if fresh else sens.cached(encode_changes(a.before.changes), a.step.view)
+        out["sens_texts"] = a.sv.store(shown)
+    return out
+
+
+def _policy_part(a: Answer) -> dict[str, Any]:
+    """The missing-data policy bar and the header's summary (what equals the bar the page
+    shows, that of the changes before the action, is not sent)."""
+    try:
+        shown = None if a.req.from_browser else a.env.cache.scores_for(a.before.changes)[1]
+    except ConfigError:
+        shown = None
+    out: dict[str, Any] = {}
+    policy.fill(out, a.req.kw["policy"], a.scores, shown=shown)
+    return out
+
+
+def _curve_part(a: Answer) -> dict[str, Any]:
+    """A benchmark view's curve: created on the first benchmark view, else its figure (what
+    changed of it) follows in the browser once the table is drawn; the metric picker."""
+    if not a.is_bench:
+        return {}
+    kw, cache, metric = a.req.kw, a.env.cache, a.step.metric
+    figure = curve_figure(
+        a.scores,
+        metric,
+        a.sv.band(metric) if a.sv else None,
+        names=cache.display,
+        xscale=kw["xscale"] if kw["xscale"] in curve.XSCALES else curve.XSCALES[0],
+        digits=a.step.digits,
+        defaults=default_thresholds(cache, metric),
+    )
+    out: dict[str, Any] = {}
+    if kw["graph"]:
+        out["figure"], out["curve_sig"] = curve.update(figure, kw["curve_sig"])
+    else:
+        out["curve"] = curve.graph(figure)  # first benchmark view: create it
+        out["curve_sig"] = None  # the fig holder does not hold it
+    if metric != a.before.metric or a.view_changed:
+        out["mval"] = metric
+    return out
+
+
+def _explore_part(a: Answer) -> dict[str, Any]:
+    """Explore's scatter, Compare and the benchmark's bar chart (for the open view)."""
+    out: dict[str, Any] = {}
+    explore_view.fill(
+        out,
+        cache=a.env.cache,
+        scores=a.scores,
+        page=a.step.page,
+        view=a.step.view,
+        is_bench=a.is_bench,
+        sel=a.step.sel,
+        models=a.shown_models,
+        view_changed=a.view_changed,
+        graphs=explore_view.plots.existing(a.req.kw["plot_graphs"]),
+        held=a.req.kw["plot_sig"],
+    )
+    return out
+
+
+def _message_part(a: Answer) -> dict[str, Any]:
+    """The status line (a message lasts until the next action but a navigation) and the
+    "Reset all" button's count."""
+    out: dict[str, Any] = {}
+    n_changed = sum(len(f) for f in a.step.changes.values())
+    n_before = sum(len(f) for f in a.before.changes.values())
+    if n_changed != n_before or a.step.rewrite:
+        out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"
+        out["reset_disabled"] = n_changed == 0
+    if a.step.status is not no_update:
+        out["status"] = a.step.status
+    elif a.req.kw["shown_status"] and a.req.trig != ids.WANT:
+        out["status"] = None
+    return out
+
+
+def _view_part(a: Answer) -> dict[str, Any]:
+    """A new view: its settings panel, breadcrumb, metric picker and the plot toggles."""
+    if not a.view_changed:
+        return {}
+    defaults, s = a.env.cache.defaults, a.step
+    style = SHOWN if a.is_bench else HIDDEN
+    texts = a.sv.texts if a.sv else None
+    return {
+        "settings": settings.panel(defaults, a.cfg, s.changes, s.view, a.problems, texts),
+        "crumbs": navigation.breadcrumb(defaults, s.view),
+        "mopts": curve.metric_options(defaults, s.view),
+        "plot_style": style,
+        "show_style": style,
+    }
+
+
+def _boxes_part(a: Answer) -> dict[str, Any]:
+    """The same view: the boxes updated in place (never re-rendered: focus stays where it is),
+    only those whose value or mark changes; the browser has marked its own boxes."""
+    if a.view_changed or a.req.from_browser:
+        return {}
+    values, classes = settings.box_states(
+        list(a.req.act.boxes),
+        a.env.cache.defaults,
+        a.before.changes,
+        a.step.changes,
+        rewrite=a.step.rewrite,
+        pending=set(),  # boxes whose text stays (none: the browser holds its own)
+        problems=a.problems,
+        cfg=a.cfg,
+    )
+    msgs = [
+        settings.row_message(m["id"][ids.KEY_PATH], a.problems) if a.step.rewrite else no_update
+        for m in ctx.outputs_grouping["msg"]
+    ]
+    return {"box_value": values, "box_class": classes, "msg": msgs}
+
+
+def _live_part(a: Answer) -> dict[str, Any]:
+    """A board the browser cannot score (``LIVE_OUTPUT`` declared): the Python engine's scores
+    of the answer's changes, whenever they may differ from what the page shows."""
+    if "live_result" not in ctx.outputs_grouping:
+        return {}
+    moved = a.step.changes != a.before.changes or a.req.from_browser or a.req.trig == ids.URL
+    return {"live_result": result_of(a.scores)} if moved else {}
+
+
+#: the parts of an answer, in order, each with the outputs it owns (and alone may write)
+PARTS: tuple[tuple[frozenset[str], Callable[[Answer], dict[str, Any]]], ...] = (
+    (frozenset({"answered", "changes", "tau", "view"}), _state_part),
+    (frozenset({"search", "qs"}), _query_part),
+    (frozenset({"dominated", "rows", "shown_count", "cols", "colsig"}), _grid_part),
+    (frozenset({"whatif_label", "sens_texts"}), _sensitivity_part),
+    (frozenset({"policy", "overrides", "no_score", "skip_style", "summary"}), _policy_part),
+    (frozenset({"figure", "curve_sig", "curve", "mval"}), _curve_part),
+    (frozenset(explore_view.OUTPUTS), _explore_part),
+    (frozenset({"reset_label", "reset_disabled", "status"}), _message_part),
+    (frozenset({"settings", "crumbs", "mopts", "plot_style", "show_style"}), _view_part),
+    (frozenset({"box_value", "box_class", "msg"}), _boxes_part),
+    (frozenset({"live_result"}), _live_part),
+)
+
+
+def _merge(out: dict[str, Any], owned: frozenset[str], part: Callable, got: dict) -> None:
+    stray = set(got) - owned
+    if stray:
+        raise RuntimeError(f"{part.__name__} wrote outputs it does not own: {sorted(stray)}")
+    out.update(got)
+
+
+def answer(env: actions.Env, req: Request, on_changes: OnChanges | None) -> dict[str, Any]:
+    """Every output of the request: ``no_update`` but where the action or a part says."""
+    step = actions.dispatch(env, req.before, req.act)
+    if step is None:
+        raise PreventUpdate
+    out: dict[str, Any] = {k: no_update for k in ctx.outputs_grouping}
+    out.update(step.set)  # the controls the action sets (a part may set them again)
+    if step.final:  # refused: its message, nothing else
+        out["status"] = step.status
+        return out
+    step = actions.settle(env, req.before, step, from_link=req.trig == ids.URL)
+    a = _scored(env, req, step, on_changes)
+    for owned, part in PARTS:
+        _merge(out, owned, part, part(a))
+    return out
+
+
+def _only_new(out: dict[str, Any], wildcards: tuple[str, ...]) -> dict[str, Any]:
+    """The pattern outputs: only what differs from what the page shows, and a list of
+    ``no_update`` for those not answered."""
+    for key, state, keys in SHOWN_ONLY:
+        if out[key] is not no_update:
+            grouping = ctx.outputs_grouping[key], ctx.args_grouping[state]
+            same = same_as_shown(out[key], *grouping, keys, MAX_BOXES)
+            out[key] = [no_update if s else v for v, s in zip(out[key], same, strict=True)]
+    for key in wildcards:
+        if out[key] is no_update:
+            out[key] = [no_update] * len(ctx.outputs_grouping[key])
+    return out
 
 
 def register(
@@ -193,11 +589,10 @@ def register(
     same request; the text it returns is the robustness tau line's.
     ``sensitivity``: the boxes' stability intervals, dominance marks, curve bands and the
     what-if buttons (components/sensitivity.py) go in the same response.
-    ``server_scored``: the browser cannot score this board (``liveedit.page_bundle``): every
-    answer carries the scores of its changes (``ids.LIVE_RESULT``)."""
-    defaults = cache.defaults
-    paths = cache.paths
+    ``server_scored``: the browser cannot score this board (``liveedit.page_bundle``): the
+    answers carry the scores of their changes (``ids.LIVE_RESULT``)."""
     sens = sensitivity
+    env = actions.Env(cache, sens)
     outputs = {**OUTPUTS, **SENS_OUTPUTS} if sens else dict(OUTPUTS)
     if on_changes is not None:
         outputs.update(TAU_OUTPUT)
@@ -208,356 +603,4 @@ def register(
 
     @app.callback(output=outputs, inputs=inputs, state=STATES, prevent_initial_call=True)
     def update(**kw: Any) -> dict[str, Any]:
-        out = _update(**kw)
-        for key, state, keys in SHOWN_ONLY:
-            if out[key] is not no_update:
-                grouping = ctx.outputs_grouping[key], ctx.args_grouping[state]
-                same = same_as_shown(out[key], *grouping, keys, MAX_BOXES)
-                out[key] = [no_update if s else v for v, s in zip(out[key], same, strict=True)]
-        for key in wildcards:
-            if out[key] is no_update:
-                out[key] = [no_update] * len(ctx.outputs_grouping[key])
-        return out
-
-    def _update(**kw: Any) -> dict[str, Any]:  # noqa: C901 (one dispatcher, one round trip)
-        trig = ctx.triggered_id
-        if trig is None:
-            raise PreventUpdate
-        if f"{ids.URL}.search" in ctx.triggered_prop_ids:
-            trig = ids.URL  # a page load (or back/forward) wins over anything fired with it
-            if f"{ids.CHANGES}.data" in ctx.triggered_prop_ids and kw["search"] == kw["qs"]:
-                trig = ids.CHANGES  # an edit in the browser wrote both: its changes
-        # everything from the client is checked for type and size first: a forged request that
-        # does not look like the page's own is ignored (204), it never reaches the engine
-        try:
-            changes: Changes = clean_changes(defaults, kw["changes"])
-            boxes = boxes_of(ctx.args_grouping["box"], MAX_BOXES)
-        except ValueError:
-            raise PreventUpdate from None
-        if isinstance(trig, dict) and not all(isinstance(x, str) for x in trig.values()):
-            raise PreventUpdate
-        kind = trig.get(ids.KEY_TYPE) if isinstance(trig, dict) else None
-        raw_view = kw["view"] if isinstance(kw["view"], dict) else {}
-        v = canonical_view(defaults, text(raw_view.get(ids.VIEW_PATH)))
-        metric = text(raw_view.get(ids.VIEW_METRIC))
-        v0, metric0 = v, metric
-        page = page0 = explore_view.page_of(raw_view.get(ids.VIEW_PATH))  # explore, compare
-        sel = explore_view.selection(cache, kw)
-        if explore_view.idle(trig, page):
-            raise PreventUpdate  # a closed view's control (a model ticked in the grid)
-        show = kw["show"] if kw["show"] in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0]
-        filters = clean_filters(
-            {
-                ids.FILTER_PICKS: kw["models"],
-                ids.FILTER_ATTRS: attr_selection(ctx.args_grouping["attrs"]),
-            },
-            cache.models,
-            cache.attr_options,
-        )
-        for key, limit in (("qs", MAX_STATE_CHARS + 4000), ("colsig", 64), ("filename", 255)):
-            kw[key] = text(kw[key], limit)
-        out: dict[str, Any] = {k: no_update for k in ctx.outputs_grouping}
-        sort = sort_text(parse_query(kw["qs"] or "").get(Q_SORT, ""))  # kept unless changed
-        digits = clean_digits(kw["digits"], SCORE_DIGITS)
-        new_changes = changes
-        new_cfg: Config | None = None  # the config of new_changes, when already built
-        rewrite = False  # rewrite every box from the state (reset, preset, upload, URL)
-        pending: set[tuple[str, str]] = set()  # boxes whose text stays (none: the browser's)
-        shown: Any = no_update
-        link = False
-
-        if trig == ids.CHANGES:
-            pass  # scored and drawn in the browser: what needs Python follows
-        elif kind == ids.T_RESET:
-            new_changes = reset_paths(changes, [trig.get(ids.KEY_PATH, "")])
-            rewrite = True
-        elif trig == ids.RESET_TABLE:
-            new_changes = reset_paths(changes, {p for p, _f, _v in boxes})
-            rewrite = True
-        elif trig == ids.RESET_ALL:
-            new_changes = {}
-            rewrite = True
-            shown = status("Back to the default settings.")
-        elif trig == ids.PRESET:
-            name = kw["preset"]
-            if not name or not isinstance(name, str):
-                raise PreventUpdate
-            new_changes, new_cfg, message, ok = apply_preset(cache, changes, name)
-            shown = status(message, "ok" if ok else "err")
-            if not ok:
-                out["preset"] = None  # a failed preset is not left shown as selected
-            rewrite = True
-        elif trig in (ids.MISSING_POLICY, ids.MISSING_SKIP):
-            if trig == ids.MISSING_SKIP and not kw["use_skip"]:
-                raise PreventUpdate
-            cur, _ = cache.scores_for(changes)
-            if trig == ids.MISSING_SKIP:
-                wanted = policy.agg.SKIP
-                new_changes = effective_changes(
-                    defaults, policy.policy_changes(changes, wanted, cur)
-                )
-            else:
-                wanted = text(kw["policy"], 40)
-                new_changes = effective_changes(defaults, policy.policy_changes(changes, wanted))
-            try:
-                new_cfg, _ = cache.scores_for(new_changes)
-            except ConfigError as exc:
-                out["status"] = status(f"Policy not applied: {problem_text(exc)}", "err")
-                out["policy"] = cur.missing
-                return out
-            shown = status(f"Missing-data policy: {new_cfg.missing}.")
-            rewrite = True  # the categories' policy boxes follow
-        elif trig == ids.SORT:
-            sort = sort_text(kw["sort"])
-        elif trig == ids.UPLOAD:
-            contents = kw["upload"]
-            if not contents or not isinstance(contents, str):
-                raise PreventUpdate
-            out["upload"] = None
-            fname = kw["filename"] or "upload"
-            try:
-                uploaded = loads_config(toolbar.decode_upload(contents), fname)
-                new_changes = changes_from_upload(defaults, uploaded)
-            except ConfigError as exc:
-                out["status"] = status(f"{fname} was not applied: {problem_text(exc)}", "err")
-                return out
-            n = sum(len(f) for f in new_changes.values())
-            shown = status(
-                f"Loaded settings from {fname}: {n} change{'s' if n != 1 else ''} "
-                "from the defaults."
-            )
-            rewrite = True
-        elif trig == ids.URL:
-            search = text(kw["search"], MAX_STATE_CHARS + 4000)
-            if search == (kw["qs"] or ""):
-                raise PreventUpdate
-            q = parse_query(search)
-            try:
-                decoded = decode_changes(q.get(Q_STATE))
-                if q.get(Q_MISSING):
-                    decoded[ROOT] = {"missing": q[Q_MISSING][:40]}
-                linked_changes = effective_changes(defaults, decoded)
-                new_changes = clean_changes(defaults, linked_changes)
-                new_cfg, _ = cache.scores_for(new_changes)
-            except (ValueError, ConfigError) as exc:
-                msg = problem_text(exc) if isinstance(exc, ConfigError) else str(exc)
-                shown = status(f"The settings in the link were ignored: {msg}", "err")
-                new_changes, new_cfg = {}, None
-            link = True
-            linked_show = q.get(Q_SHOW, "")
-            show = linked_show if linked_show in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0]
-            if show != kw["show"]:
-                out["show_value"] = show
-            sort = sort_text(q.get(Q_SORT, ""))
-            digits = clean_digits(q.get(Q_DIGITS), SCORE_DIGITS)
-            digits = digits if digits in toolbar.DIGIT_CHOICES else SCORE_DIGITS
-            if digits != kw["digits"]:
-                out["digits"] = digits
-            v = canonical_view(defaults, q.get(Q_VIEW, ""))
-            metric = q.get(Q_METRIC, "")
-            page = explore_view.page_of(q.get(Q_VIEW))
-            sel = explore_view.from_query(cache, q, out)
-            rewrite = True
-            linked, shown = linked_filters(q.get(Q_FILTER), cache, shown)
-            if linked != filters:
-                filters = linked
-                out["picks"] = linked.get(ids.FILTER_PICKS) or None
-                attrs = linked.get(ids.FILTER_ATTRS) or {}  # not ``sel``: Explore's selection
-                out["attr_value"] = [
-                    attrs.get(o["id"][ids.KEY_NAME]) or None
-                    for o in ctx.outputs_grouping["attr_value"]
-                ]
-        elif trig == ids.WANT:
-            want = kw["want"]
-            if not isinstance(want, dict) or ids.WANT_TIME not in want:
-                raise PreventUpdate
-            v = canonical_view(defaults, text(want.get(ids.VIEW_PATH)))
-            metric = text(want.get(ids.VIEW_METRIC))
-            page = explore_view.page_of(want.get(ids.VIEW_PATH))
-        elif kind == ids.T_WHATIF and sens:  # a what-if change: an edit of that box
-            if not ctx.triggered or not ctx.triggered[0].get("value"):
-                raise PreventUpdate  # the button was just drawn, not clicked
-            try:
-                new_changes, new_cfg = apply_edit(
-                    defaults, changes, click_edit(trig, defaults, changes)
-                )
-            except (KeyError, ConfigError) as exc:
-                msg = problem_text(exc) if isinstance(exc, ConfigError) else "unknown path"
-                new_changes, new_cfg = changes, None
-                shown = status(f"That change cannot be applied: {msg}", "err")
-            rewrite = True
-        elif (
-            trig
-            not in (
-                ids.SHOW,
-                ids.MODEL_FILTER,
-                ids.RANK_SHOWN,
-                ids.CURVE_XSCALE,
-                ids.DIGITS,
-                *explore_view.CONTROLS,
-            )
-            and kind != ids.T_ATTR
-        ):
-            raise PreventUpdate
-
-        view_changed = v != v0 or page != page0
-        # the sort belongs to a view (a link sets both); a metric's sort follows the toggle
-        sort = (
-            ""
-            if view_changed and trig != ids.URL
-            else effective_sort(sort, show, grid.SHOW_OPTIONS[0])
-        )
-        node = view_node(defaults, v)
-        if node is None or not hasattr(node, "metrics"):
-            metric = ""
-        elif not metric or not metric.startswith(v + "/") or metric not in paths:
-            metric = first_metric(defaults, v)
-
-        key = encode_changes(new_changes)  # once: the cache key and the URL's state
-        try:
-            cfg, scores = cache.scores_for(new_changes, config=new_cfg, key=key)
-        except ConfigError:
-            raise PreventUpdate from None  # a forged state the page itself never holds
-        # {model: NAME} thresholds whose model has no value: the metric is not scored (red box)
-        problems = threshold_problems(scores)
-        linked_problems = {k: m for k, m in problems.items() if link and k[0] in new_changes}
-        if linked_problems and shown is no_update:
-            shown = threshold_status(linked_problems, "The link's settings leave a metric unscored")
-        from_browser = trig == ids.CHANGES  # the browser holds its changes, URL and boxes
-        if from_browser and isinstance(kw["pending"], int):
-            out["answered"] = kw["pending"]  # the parts that need Python: in this answer
-        if server_scored and (from_browser or new_changes != changes or trig == ids.URL):
-            out["live_result"] = result_of(scores)
-        if new_changes != changes:
-            out["changes"] = new_changes
-        if on_changes is not None and (new_changes != changes or from_browser):
-            out["tau"] = on_changes(new_changes) or no_update
-        if view_changed or metric != metric0:
-            out["view"] = {ids.VIEW_PATH: page or v, ids.VIEW_METRIC: metric}
-        query = make_query(
-            new_changes,
-            page or v,
-            metric if metric != first_metric(defaults, v) else "",
-            filters,
-            encoded=key,
-            view_extra={
-                Q_SHOW: "" if show == grid.SHOW_OPTIONS[0] else show,
-                Q_SORT: sort,
-                Q_DIGITS: "" if digits == SCORE_DIGITS else str(digits),
-            },
-        )
-        query = explore_view.query_tail(query, page, sel)
-        if trig == ids.URL:
-            out["qs"] = query
-            if not same_query(query, search):  # the link said something else: say it as it is
-                out["search"] = query
-        elif not from_browser and query != (kw["qs"] or ""):
-            out["search"] = query
-            out["qs"] = query
-        sv = sens.view_state(key, scores, v) if sens else None
-        shown_models = filtered_models(filters, cache.models, cache.attr_values)
-        n_all = len(cache.models)
-        if sv is not None:
-            out["dominated"] = {k: ", ".join(v) for k, v in (sv.dominated or {}).items() if v}
-        if trig in (ids.MODEL_FILTER, ids.URL) or kind == ids.T_ATTR:  # else the same filters
-            out["rows"] = grid.index_rows(cache.models, cache.display, shown_models)
-            out["shown_count"] = toolbar.shown_text(
-                n_all if shown_models is None else len(shown_models), n_all
-            )
-        if sens:
-            out["whatif_label"] = whatif_labels(
-                ctx.outputs_grouping["whatif_label"], defaults, new_changes
-            )
-        changed_set = {p for p, f in new_changes.items() if f}
-        cols = apply_sort(
-            column_defs(scores, v, show=show, changed=changed_set, metric=metric), sort
-        )
-        try:  # the page shows the bar of ``changes``: what equals it is not sent
-            shown_scores = None if from_browser else cache.scores_for(changes)[1]
-        except ConfigError:
-            shown_scores = None
-        policy.fill(out, kw["policy"], scores, shown=shown_scores)
-        sig = grid.colsig(cols)
-        if sig != kw["colsig"]:
-            out["cols"] = cols
-            out["colsig"] = sig
-        is_bench = bool(metric)
-        if is_bench:
-            xscale = kw["xscale"] if kw["xscale"] in curve.XSCALES else curve.XSCALES[0]
-            figure = curve_figure(
-                scores,
-                metric,
-                sv.band(metric) if sv else None,
-                names=cache.display,
-                xscale=xscale,
-                digits=digits,
-                defaults=default_thresholds(cache, metric),
-            )
-            if kw["graph"]:
-                # the graph exists: its figure (what changed of it) follows in the browser once
-                # the table is drawn
-                out["figure"], out["curve_sig"] = curve.update(figure, kw["curve_sig"])
-            else:
-                out["curve"] = curve.graph(figure)  # first benchmark view: create it
-                out["curve_sig"] = None  # the fig holder does not hold it
-            if metric != metric0 or view_changed:
-                out["mval"] = metric
-        n_changed = sum(len(f) for f in new_changes.values())
-        n_before = sum(len(f) for f in changes.values())
-        explore_view.fill(
-            out,
-            cache=cache,
-            scores=scores,
-            page=page,
-            view=v,
-            is_bench=is_bench,
-            sel=sel,
-            models=shown_models,
-            view_changed=view_changed,
-            graphs=explore_view.plots.existing(kw["plot_graphs"]),
-            held=kw["plot_sig"],
-        )
-        if n_changed != n_before or rewrite:
-            out["reset_label"] = f"Reset all ({n_changed})" if n_changed else "Reset all"
-            out["reset_disabled"] = n_changed == 0
-        if shown is not no_update:
-            out["status"] = shown
-        elif kw["shown_status"] and trig != ids.WANT:  # a message lasts until the next action
-            out["status"] = None
-
-        if sv:  # the view's interval texts, unless the page shows the same (one store)
-            out["sens_texts"] = sv.store(
-                None if view_changed or from_browser else sens.cached(encode_changes(changes), v)
-            )
-        if view_changed:
-            out["settings"] = settings.panel(
-                defaults, cfg, new_changes, v, problems, sv.texts if sv else None
-            )
-            out["crumbs"] = navigation.breadcrumb(defaults, v)
-            out["mopts"] = curve.metric_options(defaults, v)
-            out["plot_style"] = SHOWN if is_bench else HIDDEN
-            out["show_style"] = SHOWN if is_bench else HIDDEN
-            return out
-
-        if from_browser:
-            return out  # the browser has marked its boxes
-        # same view: update the boxes in place (never re-render them: focus stays where it is);
-        # only the boxes whose value or mark changes are sent
-        out["box_value"], out["box_class"] = settings.box_states(
-            boxes,
-            defaults,
-            changes,
-            new_changes,
-            rewrite=rewrite,
-            pending=pending,
-            problems=problems,
-            cfg=cfg,
-        )
-        out["msg"] = [
-            settings.row_message(m["id"][ids.KEY_PATH], problems)
-            if rewrite
-            else no_update
-            for m in ctx.outputs_grouping["msg"]
-        ]
-        return out
-
+        return _only_new(answer(env, _request(cache, kw), on_changes), wildcards)

@@ -8,6 +8,7 @@ The quantities, their values and the front come from :mod:`ml_peg_like.explore` 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
@@ -273,6 +274,78 @@ def _present(kind: str, v) -> bool:
     return v is not None
 
 
+def _colour_traces(points: Callable[..., dict], kind: str, cs: list, colour: str) -> list[dict]:
+    """The points coloured by an attribute (``cs``: its value at each point): one trace on a
+    colour scale for a number or a date, else one trace per value (the most frequent
+    :data:`MAX_COLOURS` - 1 values, the rest as "other")."""
+    every = list(range(len(cs)))
+    if kind == ex.NUMBER or kind == ex.DATE:
+        cnum = [
+            (v if kind == ex.NUMBER else pd.Timestamp(v).year + pd.Timestamp(v).dayofyear / 366)
+            if _present(kind, v)
+            else None
+            for v in cs
+        ]
+        bar = dict(title=dict(text=plots.esc(colour)))
+        return [points(every, "", color=cnum, colorscale="Viridis", showscale=True, colorbar=bar)]
+    counts = pd.Series([c if c is not None else "—" for c in cs]).value_counts()
+    top = list(counts.index[: MAX_COLOURS - 1]) if len(counts) > MAX_COLOURS else list(counts.index)
+    groups: dict[str, list[int]] = {}
+    for n, c in enumerate(cs):
+        c = c if c is not None else "—"
+        groups.setdefault(c if c in top else "other", []).append(n)
+    ordered = sorted(groups.items(), key=lambda t: t[0].lower())
+    return [
+        points(members, plots.esc(label), color=plots.PALETTE[g % len(plots.PALETTE)])
+        for g, (label, members) in enumerate(ordered)
+    ]
+
+
+def _front_trace(x: list, y: list) -> dict:
+    """The Pareto front's line through the points ``(x, y)``."""
+    return dict(
+        type="scatter",
+        mode="lines",
+        x=x,
+        y=y,
+        name="Pareto front",
+        line=dict(color=plots.FRONT, width=2),
+        hoverinfo="skip",
+    )
+
+
+def _set_axis_type(a: dict, q: ex.Quantity, kind: str, vals: list, axes: str) -> None:
+    """The type of axis ``a`` for the values ``vals`` of ``q``."""
+    if kind == ex.NUMBER:
+        # scores live in [0, 1]: a log axis only when asked; raw values, ranks and
+        # attributes get one automatically beyond three decades
+        mode = "linear" if axes == "auto" and q.kind in ("score", ex.OVERALL) else axes
+        a["type"] = _numeric_axis(np.asarray(vals, float), mode)
+        if a["type"] == "linear" and q.kind in ("score", ex.OVERALL):
+            # the whole score range, fixed: an edit moves the points, not the axis (and
+            # plots.js can then move them without redrawing the axes)
+            a["range"] = list(SCORE_RANGE)
+            a["autorange"] = False
+    elif kind == ex.DATE:
+        a["type"] = "date"
+    else:
+        a["type"] = "category"
+        a["categoryorder"] = "category ascending"
+
+
+def _scatter_title(n_kept: int, n_all: int, n_front: int, directed: bool) -> str:
+    """How many models the scatter shows of how many, and its Pareto front's size (none
+    when an axis has no direction)."""
+    title = f"{n_kept} of {n_all} models" + (
+        "" if n_kept == n_all else " (the others lack a value)"
+    )
+    if n_front:
+        title += f" · Pareto front (line): {n_front}"
+    elif n_kept and not directed:
+        title += " · no Pareto front (an attribute has no direction)"
+    return title
+
+
 def scatter_figure(
     scores,
     xq: ex.Quantity,
@@ -323,83 +396,18 @@ def scatter_figure(
     every = list(range(len(keep)))
     if colour and attributes is not None and colour in attributes.columns:
         ck, call = ex.attribute_column(attributes, colour, scores.models)
-        cs = [call[i] for i in keep]
-        if ck == ex.NUMBER or ck == ex.DATE:
-            cnum = [
-                (v if ck == ex.NUMBER else pd.Timestamp(v).year + pd.Timestamp(v).dayofyear / 366)
-                if _present(ck, v)
-                else None
-                for v in cs
-            ]
-            traces.append(
-                points(
-                    every,
-                    "",
-                    color=cnum,
-                    colorscale="Viridis",
-                    showscale=True,
-                    colorbar=dict(title=dict(text=plots.esc(colour))),
-                )
-            )
-        else:
-            counts = pd.Series([c if c is not None else "—" for c in cs]).value_counts()
-            top = (
-                list(counts.index[: MAX_COLOURS - 1])
-                if len(counts) > MAX_COLOURS
-                else list(counts.index)
-            )
-            groups: dict[str, list[int]] = {}
-            for n, c in enumerate(cs):
-                c = c if c is not None else "—"
-                groups.setdefault(c if c in top else "other", []).append(n)
-            for g, (label, members) in enumerate(
-                sorted(groups.items(), key=lambda t: t[0].lower())
-            ):
-                traces.append(
-                    points(members, plots.esc(label), color=plots.PALETTE[g % len(plots.PALETTE)])
-                )
+        traces += _colour_traces(points, ck, [call[i] for i in keep], colour)
     else:
         traces.append(points(every, "models", color=plots.PALETTE[0]))
     front: list[int] = []
     if xq.better and yq.better and keep:
         front = ex.pareto_front(xs, ys, xq.better, yq.better)
-        traces.append(
-            dict(
-                type="scatter",
-                mode="lines",
-                x=[xs[n] for n in front],
-                y=[ys[n] for n in front],
-                name="Pareto front",
-                line=dict(color=plots.FRONT, width=2),
-                hoverinfo="skip",
-            )
-        )
+        traces.append(_front_trace([xs[n] for n in front], [ys[n] for n in front]))
     xa = plots.axis(theme, title=dict(text=plots.esc(xq.label)))
     ya = plots.axis(theme, title=dict(text=plots.esc(yq.label)))
     for a, q, k, vals in ((xa, xq, xk, xs), (ya, yq, yk, ys)):
-        if k == ex.NUMBER:
-            # scores live in [0, 1]: a log axis only when asked; raw values, ranks and
-            # attributes get one automatically beyond three decades
-            mode = "linear" if axes == "auto" and q.kind in ("score", ex.OVERALL) else axes
-            a["type"] = _numeric_axis(np.asarray(vals, float), mode)
-            if a["type"] == "linear" and q.kind in ("score", ex.OVERALL):
-                # the whole score range, fixed: an edit moves the points, not the axis (and
-                # plots.js can then move them without redrawing the axes)
-                a["range"] = list(SCORE_RANGE)
-                a["autorange"] = False
-        elif k == ex.DATE:
-            a["type"] = "date"
-        else:
-            a["type"] = "category"
-            a["categoryorder"] = "category ascending"
-    n_all = len(ix)
-    title = f"{len(keep)} of {n_all} models" + (
-        "" if len(keep) == n_all else " (the others lack a value)"
-    )
-    if front:
-        title += f" · Pareto front (line): {len(front)}"
-    elif keep and not (xq.better and yq.better):
-        title += " · no Pareto front (an attribute has no direction)"
+        _set_axis_type(a, q, k, vals, axes)
+    title = _scatter_title(len(keep), len(ix), len(front), bool(xq.better and yq.better))
     return dict(
         data=traces,
         layout=plots.layout(

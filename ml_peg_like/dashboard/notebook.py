@@ -49,22 +49,32 @@ def frame_policy(origins: Iterable[str]) -> str:
     return "frame-ancestors " + " ".join(origins)
 
 
+def with_frame_ancestors(csp: str, policy: str) -> str:
+    """The policy ``csp`` with its ``frame-ancestors`` directive replaced by ``policy`` (a
+    ``frame-ancestors ...`` directive); every other directive (the scripts' hashes) kept."""
+    parts = [p.strip() for p in csp.split(";") if p.strip()]
+    parts = [p for p in parts if not p.lower().startswith("frame-ancestors")]
+    return "; ".join([*parts, policy])
+
+
 def allow_frames(server: Any, origins: Iterable[str] = LOCAL_ORIGINS) -> None:
     """Let pages of ``origins`` (only) frame the Flask ``server``'s answers: its
-    ``frame-ancestors`` becomes that list and ``X-Frame-Options`` (which cannot name an origin)
-    is dropped. A WSGI middleware around ``server.wsgi_app`` (Flask's documented way), so it
+    ``frame-ancestors`` becomes that list (the rest of its Content-Security-Policy stays) and
+    ``X-Frame-Options`` (which cannot name an origin) is dropped. A WSGI middleware around ``server.wsgi_app`` (Flask's documented way), so it
     holds after every ``after_request`` of the app."""
     policy = frame_policy(origins)
     inner: Callable = server.wsgi_app
 
     def framed(environ, start_response):
         def start(status, headers, exc_info=None):
-            kept = [
-                (k, v)
-                for k, v in headers
-                if k.lower() not in ("x-frame-options", "content-security-policy")
-            ]
-            return start_response(status, [*kept, ("Content-Security-Policy", policy)], exc_info)
+            kept, csp = [], []
+            for k, v in headers:
+                if k.lower() == "content-security-policy":
+                    csp.append(with_frame_ancestors(v, policy))
+                elif k.lower() != "x-frame-options":
+                    kept.append((k, v))
+            out = [*kept, *(("Content-Security-Policy", v) for v in csp or [policy])]
+            return start_response(status, out, exc_info)
 
         return inner(environ, start)
 

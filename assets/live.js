@@ -324,6 +324,7 @@
       api = null; // the grid is not drawn yet: it reads the live result when it is
     }
     if (!api) return false;
+    api.expireValueCache(); // the grid's cached values are the last result's
     api.refreshCells();
     api.refreshClientSideRowModel("sort");
     return true;

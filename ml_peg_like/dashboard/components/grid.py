@@ -75,6 +75,9 @@ def layout(columns: list[dict], rows: list[dict], n_models: int) -> list:
             "suppressCellFocus": False,
             "enableCellTextSelection": True,
             "rowHeight": 30,
+            # each cell's value computed once per result (live.js expires the cache on a new
+            # one): a sort then compares cached values instead of calling the getters again
+            "valueCache": True,
             # a phone: the rank stays first (assets/dashAgGridFunctions.js)
             "processUnpinnedColumns": {"function": "unpinInner(params)"},
             **({"domLayout": "autoHeight"} if auto_height else {}),

@@ -349,9 +349,10 @@ def box_selector(path: str) -> str:
     return "input[name=" + json.dumps(path + ".good", ensure_ascii=False) + "]"
 
 
-def one_edit(page, traffic: Traffic, path: str, exp: Expected, scale: float) -> dict | None:
+def one_edit(page, traffic: Traffic, path: str, exp: Expected, scale: float, cdp=None):
     """Type ``exp.text`` into the good box and press Enter; the timings (None when the rendered
-    rows already show ``exp``: nothing to measure, nothing typed)."""
+    rows already show ``exp``: nothing to measure, nothing typed). ``cdp``: a CDP session whose
+    CPU profile of the edit (Enter -> rows right) is kept as the result's "cpu"."""
     if page.evaluate("(e) => window.__mpl.cellsRight(e)", exp.cells):
         return None
     curve = None if page.evaluate("([c, t]) => window.__mpl.curveRight(c, t)",
@@ -360,8 +361,12 @@ def one_edit(page, traffic: Traffic, path: str, exp: Expected, scale: float) -> 
     page.evaluate("([a, b, t]) => window.__mpl.arm(a, b, t)", [exp.cells, curve, CURVE_TOL * scale])
     box = page.locator(box_selector(path))
     box.fill(exp.text)
+    if cdp:
+        cdp.send("Profiler.start")
     box.press("Enter")
     st = page.evaluate(WAIT, ["cellsDone", 30_000])
+    p1 = page.evaluate("() => performance.now()")
+    prof = cdp.send("Profiler.stop")["profile"] if cdp else None
     page.evaluate(WAIT, ["curveDone", 15_000])
     traffic.wait_idle()
     t0 = page.evaluate("() => window.__mpl.t0")
@@ -372,6 +377,7 @@ def one_edit(page, traffic: Traffic, path: str, exp: Expected, scale: float) -> 
     count = lambda t: page.evaluate("(t) => window.__mpl.requestsBefore(t)", t)  # noqa: E731
     has_curve = curve is not None and st.get("curve") is not None
     return {
+        "cpu": cpu_by_script(prof, p1, t0, st["dom"]) if prof else {},
         "dom": st["dom"] - t0,
         "paint": st["paint"] - t0,
         "req": count(st["dom"]),
@@ -380,12 +386,12 @@ def one_edit(page, traffic: Traffic, path: str, exp: Expected, scale: float) -> 
     }
 
 
-def edits(page, traffic, proc, path, plan: list[Expected], scale, n: int, run: Run) -> None:
+def edits(page, traffic, proc, path, plan, scale, n: int, run: Run, cdp=None) -> None:
     """``n`` timed edits (cycling through ``plan``); RSS once ``RSS_AFTER_EDITS`` are made."""
     made, k = 0, 0
     while (len(run.edits) < n or made < RSS_AFTER_EDITS) and k < 4 * len(plan) + 2 * n:
         k += 1
-        e = one_edit(page, traffic, path, plan[k % len(plan)], scale)
+        e = one_edit(page, traffic, path, plan[k % len(plan)], scale, cdp)
         if e is None:
             continue
         made += 1
@@ -434,6 +440,108 @@ def measure(checkout: Path, cache: Path, data_dir: Path, browser, ds, n_edits: i
         proc.terminate()
         proc.wait(timeout=30)
     return run
+
+
+# ------------------------------------------------------------------------------------------------
+# --profile: where an edit's time goes in NOW
+# ------------------------------------------------------------------------------------------------
+
+#: wraps the page's public hooks (the edit callback, the engine's score, the grid's and the
+#: curve's redraw) to stamp each edit's phases, in ms from Enter
+PHASES_JS = r"""() => {
+  const M = window.__mpl, P = (M.phases = []);
+  const wrap = (obj, name, tag) => {
+    const f = obj && obj[name];
+    if (typeof f !== "function" || f.__mplWrapped) return;
+    const g = function () {
+      const t = performance.now();
+      try { return f.apply(this, arguments); }
+      finally { P.push([tag, t - M.t0, performance.now() - t]); }
+    };
+    g.__mplWrapped = true;
+    obj[name] = g;
+  };
+  wrap(window.dash_clientside.mplEdit, "box", "callback");
+  wrap(window.mplEngine, "score", "score");
+  wrap(window.mplLive, "refreshGrid", "grid");
+  wrap(window.mplLive, "redraw", "redraw");
+}"""
+
+
+def cpu_by_script(profile: dict, p1: float, lo: float, hi: float) -> dict[str, float]:
+    """Self time (ms) of a CDP ``Profiler`` profile by script (its file name; native work:
+    "(program)", "(garbage collector)") over the samples from ``lo`` to ``hi`` (ms of the
+    page's clock; ``p1``: the page's clock just before the profiler stopped, its ``endTime``),
+    idle left out."""
+    where = {}
+    for node in profile["nodes"]:
+        cf = node["callFrame"]
+        name = cf["url"].rsplit("/", 1)[-1].split("?")[0] or cf["functionName"] or "(anonymous)"
+        where[node["id"]] = name
+    out: dict[str, float] = {}
+    t = (profile["startTime"] - profile["endTime"]) / 1000  # ms before the stop
+    for sid, dt in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        t += dt / 1000
+        key = where.get(sid, "?")
+        if key != "(idle)" and lo <= p1 + t <= hi:
+            out[key] = out.get(key, 0.0) + dt / 1000
+    return out
+
+
+def phase_summary(phases: list[list]) -> dict[str, tuple[float, float]]:
+    """{phase: (median start ms from Enter, median duration ms)} over the edits."""
+    out = {}
+    for tag in sorted({p[0] for p in phases}):
+        ps = [p for p in phases if p[0] == tag]
+        out[tag] = (med(p[1] for p in ps), med(p[2] for p in ps))
+    return out
+
+
+def profile_now(checkout: Path, cache: Path, data_dir: Path, browser, ds, n_edits: int) -> None:
+    """NOW alone: phases of each edit (the wrapped hooks) and a CPU profile of the edits."""
+    cfg, path, plan = ds
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    cmd = [sys.executable, "-m", "ml_peg_like", "serve", str(data_dir), "--port", str(port)]
+    proc = subprocess.Popen(
+        cmd, env=server_env(checkout, cache), cwd=checkout,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    page = None
+    try:
+        page, _first = first_rows(browser, url, proc, time.time())
+        traffic = Traffic(page, url)
+        page.goto(url + "/" + make_query({}, path.rsplit("/", 1)[0]))
+        page.wait_for_selector(box_selector(path), timeout=120_000)
+        traffic.wait_idle(quiet_ms=500)
+        page.evaluate(PHASES_JS)
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": 100})
+        run = Run()
+        edits(page, traffic, proc, path, plan, cfg.scale, n_edits, run, cdp)
+        report_profile(run, page.evaluate("() => window.__mpl.phases"))
+    finally:
+        if page is not None:
+            page.context.close()
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def report_profile(run: Run, phases: list) -> None:
+    s = summary([run])
+    print(f"  edits {[round(e['paint']) for e in run.edits]} ms (rows right in the DOM: median "
+          f"{s['edit DOM']:.0f} ms; painted: {s['edit']:.0f} ms)")  # fmt: skip
+    for tag, (start, dur) in phase_summary(phases).items():
+        print(f"  {tag}: starts {start:.1f} ms after Enter, lasts {dur:.1f} ms (medians)")
+    cpu: dict[str, float] = {}
+    for e in run.edits:
+        for k, v in e["cpu"].items():
+            cpu[k] = cpu.get(k, 0.0) + v / len(run.edits)
+    top = sorted(cpu.items(), key=lambda kv: -kv[1])[:10]
+    print(f"  CPU of the main thread from Enter to the rows right, per edit (mean; "
+          f"{sum(cpu.values()):.0f} ms busy): "
+          + ", ".join(f"{k} {v:.1f}" for k, v in top))  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------
@@ -527,15 +635,43 @@ def run_dataset(name, cfg, raw, d, checkouts, browser, args, cache) -> tuple[dic
     return summary(runs["before"]), summary(runs["now"])
 
 
-def main(argv=None) -> int:
+def parse(argv) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--only", default="ml-peg,1000x1000,10000x339")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds per checkout")
     p.add_argument("--edits", type=int, default=8, help="timed edits per round")
     p.add_argument("--before", default="/work/wt/before", help="checkout of the previous design")
-    p.add_argument("--now", default=str(ROOT), help="checkout of the design measured")
+    p.add_argument("--now", default="/work/main", help="checkout of the design measured")
+    p.add_argument("--profile", action="store_true", help="NOW alone: phases and CPU profile")
     p.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "ml-peg-like-bench-edit"))
-    args = p.parse_args(argv)
+    return p.parse_args(argv)
+
+
+def compare(browser, args, checkouts, cache) -> None:
+    lines, notes = [], []
+    for name, cfg, raw, d in datasets(args.only.split(","), Path(args.data)):
+        before, now = run_dataset(name, cfg, raw, d, checkouts, browser, args, cache)
+        size = f"{len(raw.models)}x{len(cfg.metric_ids())}"
+        lines += table_rows(name, size, before, now)
+        notes.append(f"{name}: {now['n']} edits timed per checkout; edit ms per round: "
+                     f"before {before['rounds']}, now {now['rounds']}")  # fmt: skip
+        notes += [n for n in [curve_note(name, now)] if n]
+    print("\n| data set | measure | before | now | ratio before/now | target (now) | met |")
+    print("|---|---|---|---|---|---|---|")
+    print("\n".join(lines))
+    print("\n".join(notes))
+
+
+def profile(browser, args, checkouts, cache) -> None:
+    for name, cfg, raw, d in datasets(args.only.split(","), Path(args.data)):
+        path = influential_metric(cfg)
+        print(f"{name}: NOW, {args.edits} edits of {path}.good, {load()}", flush=True)
+        ds = (cfg, path, edit_plan(raw, cfg, path))
+        profile_now(checkouts["now"], cache / "now", d, browser, ds, args.edits)
+
+
+def main(argv=None) -> int:
+    args = parse(argv)
     checkouts = {"before": Path(args.before).resolve(), "now": Path(args.now).resolve()}
     cache = Path(args.data) / "pycache"
     t_start = time.perf_counter()
@@ -543,19 +679,8 @@ def main(argv=None) -> int:
           f"now={checkouts['now']}", flush=True)  # fmt: skip
     for tag, c in checkouts.items():
         check_checkout(c, cache / tag)
-    lines, notes = [], []
     with chromium() as browser:
-        for name, cfg, raw, d in datasets(args.only.split(","), Path(args.data)):
-            before, now = run_dataset(name, cfg, raw, d, checkouts, browser, args, cache)
-            size = f"{len(raw.models)}x{len(cfg.metric_ids())}"
-            lines += table_rows(name, size, before, now)
-            notes.append(f"{name}: {now['n']} edits timed per checkout; edit ms per round: "
-                         f"before {before['rounds']}, now {now['rounds']}")  # fmt: skip
-            notes += [n for n in [curve_note(name, now)] if n]
-    print("\n| data set | measure | before | now | ratio before/now | target (now) | met |")
-    print("|---|---|---|---|---|---|---|")
-    print("\n".join(lines))
-    print("\n".join(notes))
+        (profile if args.profile else compare)(browser, args, checkouts, cache)
     print(f"end: {load()}; {time.perf_counter() - t_start:.0f} s in all", flush=True)
     return 0
 

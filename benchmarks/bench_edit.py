@@ -598,7 +598,8 @@ def table_rows(name: str, size: str, before: dict, now: dict) -> list[str]:
             met = "n/a" if math.isnan(n) else ("met" if n <= t else "MISSED")
         label = f"{m} ({unit})" if unit else m
         out.append(
-            f"| {name} {size} | {label} | {fmt(b, form)} | {fmt(n, form)} | {ratio} | {target} | {met} |"
+            f"| {name} {size}".rstrip()
+            + f" | {label} | {fmt(b, form)} | {fmt(n, form)} | {ratio} | {target} | {met} |"
         )
     return out
 
@@ -652,7 +653,7 @@ def compare(browser, args, checkouts, cache) -> None:
     for name, cfg, raw, d in datasets(args.only.split(","), Path(args.data)):
         before, now = run_dataset(name, cfg, raw, d, checkouts, browser, args, cache)
         size = f"{len(raw.models)}x{len(cfg.metric_ids())}"
-        lines += table_rows(name, size, before, now)
+        lines += table_rows(name, "" if size == name else size, before, now)
         notes.append(f"{name}: {now['n']} edits timed per checkout; edit ms per round: "
                      f"before {before['rounds']}, now {now['rounds']}")  # fmt: skip
         notes += [n for n in [curve_note(name, now)] if n]

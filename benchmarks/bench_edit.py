@@ -377,7 +377,8 @@ def one_edit(page, traffic: Traffic, path: str, exp: Expected, scale: float, cdp
     count = lambda t: page.evaluate("(t) => window.__mpl.requestsBefore(t)", t)  # noqa: E731
     has_curve = curve is not None and st.get("curve") is not None
     return {
-        "cpu": cpu_by_script(prof, p1, t0, st["dom"]) if prof else {},
+        "cpu": cpu_self(prof, p1, t0, st["dom"]) if prof else {},
+        "cpu_fn": cpu_self(prof, p1, t0, st["dom"], by_function=True) if prof else {},
         "dom": st["dom"] - t0,
         "paint": st["paint"] - t0,
         "req": count(st["dom"]),
@@ -468,16 +469,20 @@ PHASES_JS = r"""() => {
 }"""
 
 
-def cpu_by_script(profile: dict, p1: float, lo: float, hi: float) -> dict[str, float]:
+def frame_name(cf: dict, with_function: bool) -> str:
+    """A profile node's script (file name) or, ``with_function``, ``script:function``."""
+    script = cf["url"].rsplit("/", 1)[-1].split("?")[0]
+    if not with_function or not script:
+        return script or cf["functionName"] or "(anonymous)"
+    return f"{script}:{cf['functionName'] or '(anonymous)'}"
+
+
+def cpu_self(profile: dict, p1: float, lo: float, hi: float, by_function=False) -> dict:
     """Self time (ms) of a CDP ``Profiler`` profile by script (its file name; native work:
-    "(program)", "(garbage collector)") over the samples from ``lo`` to ``hi`` (ms of the
-    page's clock; ``p1``: the page's clock just before the profiler stopped, its ``endTime``),
-    idle left out."""
-    where = {}
-    for node in profile["nodes"]:
-        cf = node["callFrame"]
-        name = cf["url"].rsplit("/", 1)[-1].split("?")[0] or cf["functionName"] or "(anonymous)"
-        where[node["id"]] = name
+    "(program)", "(garbage collector)"; ``by_function``: by script and function) over the
+    samples from ``lo`` to ``hi`` (ms of the page's clock; ``p1``: the page's clock just
+    before the profiler stopped, its ``endTime``), idle left out."""
+    where = {n["id"]: frame_name(n["callFrame"], by_function) for n in profile["nodes"]}
     out: dict[str, float] = {}
     t = (profile["startTime"] - profile["endTime"]) / 1000  # ms before the stop
     for sid, dt in zip(profile["samples"], profile["timeDeltas"], strict=True):
@@ -534,14 +539,20 @@ def report_profile(run: Run, phases: list) -> None:
           f"{s['edit DOM']:.0f} ms; painted: {s['edit']:.0f} ms)")  # fmt: skip
     for tag, (start, dur) in phase_summary(phases).items():
         print(f"  {tag}: starts {start:.1f} ms after Enter, lasts {dur:.1f} ms (medians)")
-    cpu: dict[str, float] = {}
-    for e in run.edits:
-        for k, v in e["cpu"].items():
-            cpu[k] = cpu.get(k, 0.0) + v / len(run.edits)
-    top = sorted(cpu.items(), key=lambda kv: -kv[1])[:10]
-    print(f"  CPU of the main thread from Enter to the rows right, per edit (mean; "
-          f"{sum(cpu.values()):.0f} ms busy): "
-          + ", ".join(f"{k} {v:.1f}" for k, v in top))  # fmt: skip
+    for key, what in (("cpu", "script"), ("cpu_fn", "function")):
+        cpu = mean_cpu(run.edits, key)
+        top = sorted(cpu.items(), key=lambda kv: -kv[1])[:10]
+        print(f"  CPU of the main thread from Enter to the rows right by {what}, ms per edit "
+              f"(mean; {sum(cpu.values()):.0f} ms busy): "
+              + ", ".join(f"{k} {v:.1f}" for k, v in top))  # fmt: skip
+
+
+def mean_cpu(edits: list[dict], key: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for e in edits:
+        for k, v in e[key].items():
+            out[k] = out.get(k, 0.0) + v / len(edits)
+    return out
 
 
 # ------------------------------------------------------------------------------------------------

@@ -469,6 +469,18 @@ PHASES_JS = r"""() => {
 }"""
 
 
+#: the first page's weight and timing (Navigation Timing; the board's JSON element)
+PAGE_LOAD = """() => {
+  const n = performance.getEntriesByType("navigation")[0];
+  const b = document.getElementById("mpl-bundle");
+  const mib = (x) => (x / 1048576).toFixed(1);
+  return `the page: ${mib(n.decodedBodySize)} MiB of HTML (board JSON ${mib(b ? b.textContent.length : 0)}` +
+    ` MiB), its last byte at ${n.responseEnd.toFixed(0)} ms, DOMContentLoaded at ` +
+    `${n.domContentLoadedEventEnd.toFixed(0)} ms, the first overall cell at ` +
+    `${(window.__mpl.first - performance.timeOrigin).toFixed(0)} ms (from navigation)`;
+}"""
+
+
 def frame_name(cf: dict, with_function: bool) -> str:
     """A profile node's script (file name) or, ``with_function``, ``script:function``."""
     script = cf["url"].rsplit("/", 1)[-1].split("?")[0]
@@ -514,7 +526,8 @@ def profile_now(checkout: Path, cache: Path, data_dir: Path, browser, ds, n_edit
     )  # fmt: skip
     page = None
     try:
-        page, _first = first_rows(browser, url, proc, time.time())
+        page, first = first_rows(browser, url, proc, time.time())
+        print(f"  first rows {first:.2f} s from spawn; " + page.evaluate(PAGE_LOAD), flush=True)
         traffic = Traffic(page, url)
         page.goto(url + "/" + make_query({}, path.rsplit("/", 1)[0]))
         page.wait_for_selector(box_selector(path), timeout=120_000)

@@ -402,6 +402,35 @@ def edits(page, traffic, proc, path, plan, scale, n: int, run: Run, cdp=None) ->
             run.rss_mib = tree_rss_mib(proc.pid)
 
 
+def spawn(checkout: Path, cache: Path, data_dir: Path, port: int) -> subprocess.Popen:
+    """``python -m ml_peg_like serve DATA --port PORT`` from ``checkout``; its output goes to
+    ``cache``/serve.log (appended)."""
+    cmd = [sys.executable, "-m", "ml_peg_like", "serve", str(data_dir), "--port", str(port)]
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / "serve.log", "ab") as log:
+        return subprocess.Popen(
+            cmd, env=server_env(checkout, cache), cwd=checkout, stdout=log, stderr=log
+        )
+
+
+def open_page(page, url: str, proc) -> None:
+    """Navigate to ``url``; a refused connection is tried again for 30 s while the server
+    runs (a server may close its first socket as its app takes over)."""
+    from playwright.sync_api import Error
+
+    t_end = time.perf_counter() + 30
+    while True:
+        try:
+            page.goto(url, wait_until="commit", timeout=120_000)
+            return
+        except Error as err:
+            if "ERR_CONNECTION_REFUSED" not in str(err) or time.perf_counter() > t_end:
+                raise
+            if proc.poll() is not None:
+                raise RuntimeError(f"the server exited ({proc.returncode})") from err
+            page.wait_for_timeout(50)
+
+
 def first_rows(browser, url: str, proc, t_spawn: float):
     """Open ``url`` as soon as the server listens; (the page, seconds from spawn to the first
     overall cell with a number)."""
@@ -409,7 +438,7 @@ def first_rows(browser, url: str, proc, t_spawn: float):
     ctx.add_init_script(PAGE_JS)
     page = ctx.new_page()
     wait_listening(proc, int(url.rsplit(":", 1)[1]), time.perf_counter())
-    page.goto(url, wait_until="commit", timeout=120_000)
+    open_page(page, url, proc)
     page.wait_for_function("() => !isNaN(window.__mpl.first)", timeout=120_000, polling=100)
     return page, page.evaluate("() => window.__mpl.first") / 1000 - t_spawn
 
@@ -419,13 +448,9 @@ def measure(checkout: Path, cache: Path, data_dir: Path, browser, ds, n_edits: i
     cfg, path, plan = ds
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    cmd = [sys.executable, "-m", "ml_peg_like", "serve", str(data_dir), "--port", str(port)]
     run = Run()
     t_spawn = time.time()
-    proc = subprocess.Popen(
-        cmd, env=server_env(checkout, cache), cwd=checkout,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    proc = spawn(checkout, cache, data_dir, port)
     page = None
     try:
         page, run.first_s = first_rows(browser, url, proc, t_spawn)
@@ -519,11 +544,7 @@ def profile_now(checkout: Path, cache: Path, data_dir: Path, browser, ds, n_edit
     cfg, path, plan = ds
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    cmd = [sys.executable, "-m", "ml_peg_like", "serve", str(data_dir), "--port", str(port)]
-    proc = subprocess.Popen(
-        cmd, env=server_env(checkout, cache), cwd=checkout,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    proc = spawn(checkout, cache, data_dir, port)
     page = None
     try:
         page, first = first_rows(browser, url, proc, time.time())
@@ -652,7 +673,12 @@ def run_dataset(name, cfg, raw, d, checkouts, browser, args, cache) -> tuple[dic
     for r in range(args.rounds):
         order = ("before", "now") if r % 2 == 0 else ("now", "before")
         for tag in order:
-            run = measure(checkouts[tag], cache / tag, d, browser, ds, args.edits)
+            try:
+                run = measure(checkouts[tag], cache / tag, d, browser, ds, args.edits)
+            except Exception as err:  # noqa: BLE001 (one failed run: said, the others kept)
+                print(f"  {name} round {r + 1} {tag} FAILED: {str(err)[:300]} "
+                      f"(server output: {cache / tag / 'serve.log'})", flush=True)  # fmt: skip
+                continue
             runs[tag].append(run)
             print(f"  {name} round {r + 1} {tag}: first rows {run.first_s:.2f} s, edits "
                   f"{[round(e['paint']) for e in run.edits]} ms, RSS {run.rss_mib:.0f} MiB, "

@@ -14,7 +14,7 @@ load drift on a shared machine hits both alike. Per data set and checkout, media
                 at every DOM change; "painted" is a requestAnimationFrame then a setTimeout(0)
                 after the check passed ("edit DOM": the check alone).
   requests      requests to the server that started (Resource Timing ``startTime``) between
-                Enter and the rows right
+                Enter and the rows right (the most in one edit, not a median)
   curve         Enter -> the curve graph's model points (``data`` of the Plotly graph div, its
                 ``models`` trace) hold the engine's metric scores (each within 1e-3 x scale: the
                 points are written to 3 significant digits), checked at every Plotly
@@ -33,7 +33,13 @@ BEFORE is a worktree of the previous design (``git -C /work/main worktree add --
 /work/wt/before b3e7b62``). Data sets (``bench_dashboard.py``'s): ML-PEG scale 30 models x 339
 metrics (needs ML-PEG's configs from ../shared/anchors), 1,000 x 1,000 and 10,000 x 339; written
 once to ``--data`` (default: a directory in the system's temp). Each spawned server keeps its
-bytecode under the temp directory (``PYTHONPYCACHEPREFIX``), never in the checkout.
+bytecode (``PYTHONPYCACHEPREFIX``) and its output (``serve.log``) under ``--data``/pycache/,
+never in the checkout. A line after the table says when NOW's curve still waited for the server.
+
+``--profile``: NOW alone, per data set: the first page's weight and timing, then per edit the
+phases (the page's public hooks wrapped: the edit callback, ``mplEngine.score``,
+``mplLive.refreshGrid``, ``mplLive.redraw``) and the main thread's CPU from Enter to the rows
+right by script and by function (a CDP ``Profiler`` profile).
 """
 
 from __future__ import annotations
@@ -599,15 +605,21 @@ def med(xs) -> float:
     return statistics.median(xs) if xs else math.nan
 
 
+def most(xs) -> float:
+    xs = [x for x in xs if x is not None and not math.isnan(x)]
+    return max(xs) if xs else math.nan
+
+
 def summary(runs: list[Run]) -> dict:
-    """Medians over every timed edit of the rounds (first rows and RSS: over the rounds)."""
+    """Medians over every timed edit of the rounds (first rows and RSS: over the rounds; the
+    requests: the most of one edit)."""
     es = [e for r in runs for e in r.edits]
     return {
         "edit": med(e["paint"] for e in es),
         "edit DOM": med(e["dom"] for e in es),
-        "requests waited": med(e["req"] for e in es),
+        "requests waited (most in one edit)": most(e["req"] for e in es),
         "curve": med(e["curve"] for e in es),
-        "requests before curve": med(e["req_curve"] for e in es),
+        "requests before curve (most)": most(e["req_curve"] for e in es),
         "first rows": med(r.first_s for r in runs),
         "RSS": med(r.rss_mib for r in runs),
         "n": len(es),
@@ -619,9 +631,9 @@ def summary(runs: list[Run]) -> dict:
 MEASURES = {
     "edit": ("ms", "{:.0f}", 1),
     "edit DOM": ("ms", "{:.0f}", None),
-    "requests waited": ("", "{:.0f}", 2),
+    "requests waited (most in one edit)": ("", "{:.0f}", 2),
     "curve": ("ms", "{:.0f}", None),
-    "requests before curve": ("", "{:.0f}", None),
+    "requests before curve (most)": ("", "{:.0f}", None),
     "first rows": ("s", "{:.2f}", 0),
     "RSS": ("MiB", "{:.0f}", 3),
 }
@@ -650,7 +662,7 @@ def table_rows(name: str, size: str, before: dict, now: dict) -> list[str]:
 
 
 def curve_note(name: str, now: dict) -> str | None:
-    waited = now["requests before curve"]
+    waited = now["requests before curve (most)"]
     if math.isnan(now["curve"]):
         return f"{name}: curve not measured (no curve point changed or none drawn)"
     if waited > 0:

@@ -698,6 +698,19 @@ def run_dataset(name, cfg, raw, d, checkouts, browser, args, cache) -> tuple[dic
     return summary(runs["before"]), summary(runs["now"])
 
 
+def commit_of(checkout: Path) -> str:
+    """The checkout's commit (short hash, "+changes" when its files differ from it)."""
+    git = ["git", "-C", str(checkout)]
+    try:
+        head = subprocess.run(git + ["rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()  # fmt: skip
+        dirty = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return "not a git checkout"
+    return head + (" +changes" if dirty else "")
+
+
 def parse(argv) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--only", default="ml-peg,1000x1000,10000x339")
@@ -738,8 +751,8 @@ def main(argv=None) -> int:
     checkouts = {"before": Path(args.before).resolve(), "now": Path(args.now).resolve()}
     cache = Path(args.data) / "pycache"
     t_start = time.perf_counter()
-    print(f"start: {load()}; Chromium {CHROMIUM_ARGS}; before={checkouts['before']} "
-          f"now={checkouts['now']}", flush=True)  # fmt: skip
+    print(f"start: {load()}; Chromium {CHROMIUM_ARGS}; "
+          + "; ".join(f"{t}={c} ({commit_of(c)})" for t, c in checkouts.items()), flush=True)  # fmt: skip
     for tag, c in checkouts.items():
         check_checkout(c, cache / tag)
     with chromium() as browser:

@@ -216,8 +216,7 @@
         : window.mplLive.setChanges(applied.changes);
       if (problems.length) return refused(boxes, msgIds, pending, trig.path, problems);
 
-      window.mplLive.refreshGrid();
-      window.mplLive.redraw();
+      window.mplLive.refreshGrid(); // the table: now, in this task
       window.mplLive.pending(true); // what needs Python follows the server's answer
       var now = applied.changes;
       var tp = thresholdProblems(window.mplLive.res);
@@ -226,7 +225,7 @@
       }, rowMessage(trig.path, tp));
       var n = countChanges(now);
       var query = withState(qs, encodeChanges(now));
-      return [
+      var outputs = [
         now,
         query,
         query,
@@ -237,8 +236,24 @@
         n === 0,
         window.mplLive.edits,
       ];
+      return afterPaint(outputs);
     },
   };
+
+  // The table is drawn first: Dash's handling of the outputs (the stores, the URL, the boxes'
+  // marks: ~20 ms of renderer and React work) and the curve's redraw (Plotly, 5-15 ms) wait
+  // until the browser has painted the grid's new cells (a clientside callback may answer with
+  // a Promise: Dash applies its outputs when it resolves).
+  function afterPaint(outputs) {
+    return new Promise(function (resolve) {
+      requestAnimationFrame(function () {
+        setTimeout(function () {
+          window.mplLive.redraw();
+          resolve(outputs);
+        }, 0);
+      });
+    });
+  }
 
   // for tests and the publishing page: the same rules
   window.mplEditRules = {

@@ -334,14 +334,28 @@ def test_settle_picks_the_benchmarks_first_metric_and_drops_the_sort_of_another_
 
 def test_each_output_has_one_part_and_the_parts_write_only_outputs_of_the_callback():
     owned = [keys for keys, _part in edit.PARTS]
-    every = {**edit.OUTPUTS, **EDIT_OUTPUTS, **edit.TAU_OUTPUT, **edit.LIVE_OUTPUT}
+    every = {
+        **edit.OUTPUTS,
+        **EDIT_OUTPUTS,
+        **edit.TAU_OUTPUT,
+        **edit.LIVE_OUTPUT,
+        **edit.PICKS_OUTPUT,
+    }
     seen: set[str] = set()
     for keys in owned:
         assert not keys & seen, keys & seen  # one owner per output
         seen |= keys
     assert seen <= set(every)
     # what no part writes: the controls only an action sets (a link, a refusal)
-    assert set(every) - seen == {"upload", "picks", "attr_value", "digits", "show_value", "preset"}
+    assert set(every) - seen == {
+        "upload",
+        "picks",
+        "pick_options",
+        "attr_value",
+        "digits",
+        "show_value",
+        "preset",
+    }
 
 
 def test_a_part_that_writes_an_output_it_does_not_own_is_an_error():

@@ -28,6 +28,7 @@ from .components import (
     grid,
     liveedit,
     modelcard,
+    modelsearch,
     navigation,
     page,
     policy,
@@ -102,6 +103,7 @@ def create_app(
     """
     cache = ScoreCache(config, raw)
     scores = cache.default_scores
+    large = modelsearch.is_large(len(raw.models))  # its model pickers search on the server
     title = title or config.title
     app = dash.Dash(
         __name__,
@@ -134,6 +136,7 @@ def create_app(
             cache.attr_options,
             config.presets,
             cache.display,
+            model_options=modelsearch.first_options(cache) if large else None,
         ),
         sidebar=navigation.sidebar(config),
         crumbs=html.Div(
@@ -197,6 +200,8 @@ def create_app(
         app, cache, on_changes=on_changes, sensitivity=sens, server_scored=server_scored
     )
     liveedit.register(app)
+    if large:
+        modelsearch.register(app, cache)
     restore.register(app)  # the last settings, remembered by the browser (components/restore.py)
     if sens:
         sens_view.register(app, cache)

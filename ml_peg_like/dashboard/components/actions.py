@@ -62,7 +62,7 @@ from ..state import (
 )
 from ..tables import canonical_view, view_node
 from . import explore as explore_view
-from . import grid, policy, toolbar
+from . import grid, modelsearch, policy, toolbar
 from .inputs import text
 from .presets import apply_preset
 from .sensitivity import Sensitivity, click_edit
@@ -273,10 +273,13 @@ def _link_filters(env: Env, step: Step, q: Mapping[str, str], act: Action, shown
     if linked == step.filters:
         return step.filters, {}, shown
     attrs = linked.get(ids.FILTER_ATTRS) or {}  # not ``sel``: Explore's selection
-    controls = {
-        "picks": linked.get(ids.FILTER_PICKS) or None,
-        "attr_value": [attrs.get(name) or None for name in act.attr_names],
-    }
+    picks = linked.get(ids.FILTER_PICKS) or None
+    controls = {"picks": picks, "attr_value": [attrs.get(name) or None for name in act.attr_names]}
+    if modelsearch.is_large(len(env.cache.models)):  # offered with them: else dropped
+        cache = env.cache
+        controls["pick_options"] = modelsearch.model_options(
+            cache.models, cache.display, "", picks or []
+        )
     return linked, controls, shown
 
 

@@ -61,7 +61,7 @@ from ..state import (
     same_query,
 )
 from ..tables import canonical_view, column_defs, resolved_params, threshold_problems
-from . import actions, curve, grid, navigation, policy, settings, toolbar
+from . import actions, curve, grid, modelsearch, navigation, policy, settings, toolbar
 from . import explore as explore_view
 from .actions import MAX_QUERY_CHARS
 from .inputs import attr_selection, boxes_of, same_as_shown, text
@@ -92,6 +92,8 @@ OnChanges = Callable[[Changes], str | None]
 TAU_OUTPUT = dict(tau=Output(ids.ROB_TAU, "children"))
 #: a board the browser cannot score (liveedit.page_bundle): the scores of the answer's changes
 LIVE_OUTPUT = dict(live_result=Output(ids.LIVE_RESULT, "data"))
+#: a large board (components/modelsearch.py): a link's picked models come with their options
+PICKS_OUTPUT = dict(pick_options=Output(ids.MODEL_FILTER, "options", allow_duplicate=True))
 
 OUTPUTS = dict(
     changes=Output(ids.CHANGES, "data"),
@@ -598,6 +600,8 @@ def register(
         outputs.update(TAU_OUTPUT)
     if server_scored:
         outputs.update(LIVE_OUTPUT)
+    if modelsearch.is_large(len(cache.models)):
+        outputs.update(PICKS_OUTPUT)
     inputs = {**INPUTS, **SENS_INPUTS} if sens else INPUTS
     wildcards = (*WILDCARD_OUTPUTS, *SENS_WILDCARD) if sens else WILDCARD_OUTPUTS
 

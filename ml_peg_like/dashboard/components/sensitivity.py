@@ -33,6 +33,7 @@ from ..state import (
     parse_box,
     same_value,
 )
+from . import modelsearch
 
 MEMO = 32  # (change set, view) entries kept
 MAX_WHATIF_ROWS = 25  # single changes listed (the smallest changes first)
@@ -217,7 +218,9 @@ def layout(cache: ScoreCache) -> html.Div:
                     html.H3("What would put this model first?"),
                     dcc.Dropdown(
                         id=ids.WHATIF_MODEL,
-                        options=model_options(cache),
+                        options=modelsearch.first_options(cache)
+                        if modelsearch.is_large(len(cache.models))
+                        else model_options(cache),
                         placeholder="Model…",
                         className="whatif-model",
                     ),

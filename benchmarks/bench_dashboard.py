@@ -350,7 +350,7 @@ def measure(name: str, cfg, raw, n_edits: int, data_dir: Path, full: bool, brows
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     t_spawn = time.perf_counter()
     proc = subprocess.Popen(
-        cmd + (["--full-table"] if full else []),
+        cmd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -79,7 +79,9 @@ def capture_edit(port: int) -> tuple[dict, str, str, float]:
         def on_request(req):
             if "_dash-update-component" in req.url and req.method == "POST":
                 body = json.loads(req.post_data or "{}")
-                if "setting" in json.dumps(body.get("changedPropIds", [])):
+                # the browser scores the edit; what it sends is the new changes, for what
+                # needs Python (the load this replays)
+                if "changes.data" in json.dumps(body.get("changedPropIds", [])):
                     bodies.append(body)
 
         page.on("request", on_request)
@@ -94,17 +96,20 @@ def capture_edit(port: int) -> tuple[dict, str, str, float]:
 
 
 def with_value(body: dict, box_id: str, value: float) -> bytes:
+    """The captured request with the changes store holding the box's threshold at ``value``."""
     b = copy.deepcopy(body)
-    target = json.loads(box_id)
+    path = json.loads(box_id)["path"]
 
     def patch(item):
         if isinstance(item, list):
             for x in item:
                 patch(x)
         elif (
-            isinstance(item, dict) and item.get("id") == target and item.get("property") == "value"
+            isinstance(item, dict)
+            and item.get("id") == "changes"
+            and item.get("property") == "data"
         ):
-            item["value"] = value
+            item["value"] = {path: {"good": value}}
 
     patch(b["inputs"])
     return json.dumps(b).encode()
@@ -121,8 +126,9 @@ def user(port, body, box_id, base, n, uid, lat, errors):
             )
             resp = conn.getresponse()
             data = resp.read()
-            # the new table: whole (rowData) or as a delta of the changed cells (rowdelta)
-            ok = resp.status == 200 and (b"rowData" in data or b"rowdelta" in data)
+            # the server's answer to an edit's new changes (what needs Python: the browser
+            # scores the table itself)
+            ok = resp.status == 200 and b"response" in data
             why = f"HTTP {resp.status}" if resp.status != 200 else "no table in the response"
         except OSError as exc:
             ok = False

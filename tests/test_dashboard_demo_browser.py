@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from browser_utils import chromium, live_server, open_dashboard, require_browser
-from test_dashboard_browser import column, commit, goto_view, wait_column
+from test_dashboard_browser import column, commit, goto_view, settle, wait_column
 
 from ml_peg_like import load_dataset, score
 from ml_peg_like.dashboard import create_app
@@ -81,6 +81,9 @@ def test_demo_attribute_filter_shows_only_those_models_and_lives_in_the_url(demo
     cfg, raw, page, errors = demo
     if not page.locator("#reset-all").is_disabled():
         page.click("#reset-all")
+        # as a person sees the reset done before the next click
+        page.wait_for_function("() => document.querySelector('#reset-all').disabled")
+        settle(page)
     goto_view(page, "")
     s = score(raw, cfg)
     every = {m: fmt_score(v, cfg.scale) for m, v in s.overall["score"].items()}

@@ -220,6 +220,17 @@ def test_serve_with_workers_runs_gunicorn_on_loopback(tmp_path):
         link = f"http://127.0.0.1:{port}/?v=Classification&pad=" + "a" * 6000
         with urllib.request.urlopen(link, timeout=5) as r:
             assert r.status == 200 and b"_dash-renderer" in r.read()
+        # 8 clients sending their request slowly (a byte now and then) stall no one: the
+        # workers serve with threads (sync workers were stalled 30 s by as many)
+        slow = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
+        for s in slow:
+            s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        t0 = time.time()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
+            assert r.status == 200
+        assert time.time() - t0 < 2.0
+        for s in slow:
+            s.close()
         for extra, status in ((0, b"200"), (1, b"414")):  # a request line of 8,190 bytes: served
             pad = "a" * (GUNICORN_REQUEST_LINE + extra - len("GET /?pad= HTTP/1.1"))
             with socket.create_connection(("127.0.0.1", port), timeout=5) as s:

@@ -217,6 +217,8 @@ def create_app(
 #: gunicorn's largest request line (its maximum): the longest state link that a server started
 #: with ``--workers`` answers (docs/DEPLOY.md: what a reverse proxy must allow)
 GUNICORN_REQUEST_LINE = 8190
+#: threads per gunicorn worker (``serve --workers N``): requests served at once per process
+GUNICORN_THREADS = 16
 
 
 def serve(
@@ -271,6 +273,12 @@ def run_app(
                     # a state link with every threshold of a large board changed is 4-5 KB;
                     # gunicorn's default refuses a request line over 4,094 bytes
                     self.cfg.set("limit_request_line", GUNICORN_REQUEST_LINE)
+                    # threads, not one request at a time per process: a few clients that send
+                    # their request slowly hold a thread each, not a whole worker (8 such
+                    # sockets stalled two sync workers for 30 s); a buffering reverse proxy
+                    # in front is still the answer to many of them (docs/DEPLOY.md)
+                    self.cfg.set("worker_class", "gthread")
+                    self.cfg.set("threads", GUNICORN_THREADS)
                     if "control_socket_disable" in self.cfg.settings:
                         # gunicorn >= 27: one shared ~/.gunicorn/gunicorn.ctl per user would
                         # collide between two servers; nothing here uses it

@@ -4,10 +4,12 @@ every response (a page's ``Content-Security-Policy`` names its inline scripts' h
 from __future__ import annotations
 
 import logging
+import os
 import re
 
 import flask
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..csp import page_policy
 from ..earlypage import SECURITY_HEADERS
@@ -30,10 +32,26 @@ MAX_REQUEST_BYTES = (MAX_UPLOAD_BYTES * 4) // 3 + 1024 + STATE_REQUEST_BYTES
 FAVICON_CACHE = "public, max-age=86400"
 
 
+#: how many reverse proxies in front of the server are trusted to say the client's address
+#: (``X-Forwarded-For``); unset or 0: none, the connection's address is the client's
+TRUSTED_PROXIES_ENV = "ML_PEG_LIKE_TRUSTED_PROXIES"
+
+
+def trusted_proxies() -> int:
+    """The number in :data:`TRUSTED_PROXIES_ENV` (0 when unset or not a small number)."""
+    text = os.environ.get(TRUSTED_PROXIES_ENV, "").strip()
+    return int(text) if text.isdigit() and 0 < int(text) <= 8 else 0
+
+
 def harden(server: flask.Flask) -> None:
     """A request size limit (413), the security headers, and any exception that escapes Dash's
     dispatch (a forged callback request that does not match the callback's shape) answered by a
-    short 400 JSON and one log line, never a 500 with a traceback."""
+    short 400 JSON and one log line, never a 500 with a traceback. Behind trusted reverse
+    proxies (:data:`TRUSTED_PROXIES_ENV`), the client's address is the one they forward
+    (werkzeug's ``ProxyFix``): what the per-client job limit counts."""
+    proxies = trusted_proxies()
+    if proxies:
+        server.wsgi_app = ProxyFix(server.wsgi_app, x_for=proxies)
     server.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     log = logging.getLogger("ml_peg_like.dashboard")
 

@@ -23,7 +23,7 @@ from ml_peg_like.dashboard.state import (
     encode_changes,
     make_query,
 )
-from ml_peg_like.dashboard.tables import REASON_TIPS, threshold_problems
+from ml_peg_like.dashboard.tables import REASON_BY_CODE, threshold_problems
 from ml_peg_like.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,7 +56,7 @@ def test_the_js_reads_only_names_python_defines_and_spells_none_itself(path):
     source = path.read_text(encoding="utf-8")
     used = set(re.findall(r"\bN\(\)\.(\w+)", source))
     assert used, "the asset reads no names"
-    assert used <= set(ids.js_names(REASON_TIPS)), used - set(ids.js_names(REASON_TIPS))
+    assert used <= set(ids.js_names(REASON_BY_CODE)), used - set(ids.js_names(REASON_BY_CODE))
     literals = set(re.findall(r'"([^"\\]*)"', source)) | set(re.findall(r"'([^'\\]*)'", source))
     assert not (literals & _id_values()), literals & _id_values()
     assert not re.search(r"\._w\b|\bhdr\.colId\b|\btree\.(col|cat|metrics)\b", source)

@@ -298,7 +298,7 @@ def js_names(
     score_stops: Any = (),
 ) -> dict[str, Any]:
     """The names ``assets/*.js`` use (``window.mplNames``); a test checks they use no other.
-    ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_TIPS``);
+    ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_BY_CODE``);
     ``upload_max``, ``upload_too_big``: the settings upload's limit in bytes and why a larger
     file is refused (``assets/upload.js``); ``score_stops``: the grid's colour scale
     (``firstview.SCORE_STOPS``)."""

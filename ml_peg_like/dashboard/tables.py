@@ -84,10 +84,6 @@ assert (agg.PRESENT, agg.NO_DATA, agg.NO_THRESHOLD, agg.EXCLUDED, agg.INVALIDATE
     3,
     4,
 )
-#: reason letter of a missing cell -> the tooltip the browser shows (sent as ``window.mplNames``)
-REASON_TIPS = {
-    _LETTERS[code]: text[:1].upper() + text[1:] for code, text in agg.REASON_TEXT.items()
-}
 
 
 #: the tooltip of a missing cell by its reason code (the grid's JS reads them by code)

@@ -75,7 +75,7 @@ def test_beyond_the_analyses_at_once_a_client_is_told_the_server_is_busy():
         assert all(held)
         t = time.perf_counter()
         busy = json.dumps(sens.whatif_rows(sc, "A", budget=0.2).to_plotly_json(), default=str)
-        assert sens.WHATIF_BUSY in busy and 0.15 < time.perf_counter() - t < 2.0
+        assert sens.WHATIF_BUSY in busy and 0.15 < time.perf_counter() - t < 10.0  # waited, not hung
     finally:
         for _ in held:
             sens._WHATIF_SLOTS.release()

@@ -53,12 +53,14 @@ def _write(cfg_dict: dict, values: np.ndarray, models: list[str], out: Path) -> 
     return out
 
 
-def mlpeg_scale(out: Path, n_models: int = 30, seed: int = 0, missing: float = 0.0) -> Path:
-    """ML-PEG's full tree (18 categories, 77 benchmarks, 339 metrics, from ../shared/anchors'
+def mlpeg_scale(
+    out: Path, n_models: int = 30, seed: int = 0, missing: float = 0.0, anchors: Path = ANCHORS
+) -> Path:
+    """ML-PEG's full tree (18 categories, 77 benchmarks, 339 metrics, from ``anchors``'
     configs) with seeded synthetic values around each metric's thresholds."""
     from ml_peg_like.io.mlpeg import mlpeg_config_from_analysis
 
-    cfgs = MLPEG_CONFIGS
+    cfgs = Path(anchors) / "ml-peg" / "configs"
     if not cfgs.is_dir():
         raise SystemExit(f"needs ../shared/anchors ({cfgs})")
     cfg_dict = mlpeg_config_from_analysis(cfgs / "analysis", cfgs / "app")

@@ -222,14 +222,19 @@ def cpu_seconds(pid: int) -> float:
 class Server:
     """``python -m ml_peg_like serve DATA --port P [ARGS]`` of ``checkout`` (default: this
     repository), run from the checkout with its package first on the path; its output is
-    appended to ``serve.log`` in the checkout's work directory. A context manager: started on
+    appended to ``serve.log`` in the checkout's work directory. ``command``: another server
+    (``python COMMAND --port P [ARGS]``, answering ``/health``). A context manager: started on
     entry (``t_spawn``: ``time.perf_counter()`` at the spawn, ``epoch_spawn``: ``time.time()``),
     stopped on exit."""
 
-    def __init__(self, data, checkout: Path = ROOT, args: Sequence[str] = (), env=None):
-        self.data = Path(data).resolve()
+    def __init__(
+        self, data, checkout: Path = ROOT, args: Sequence[str] = (), env=None, command=None
+    ):
+        self.data = Path(data).resolve() if data is not None else None
         self.checkout = Path(checkout).resolve()
         self.args = [str(a) for a in args]
+        #: what runs instead of ``-m ml_peg_like serve DATA`` (``--port P`` and ``args`` follow)
+        self.command = list(command) if command else ["-m", "ml_peg_like", "serve", str(self.data)]
         self.extra_env = dict(env or {})
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -238,8 +243,7 @@ class Server:
         self.t_spawn = self.epoch_spawn = math.nan
 
     def start(self) -> Server:
-        cmd = [sys.executable, "-m", "ml_peg_like", "serve", str(self.data)]
-        cmd += ["--port", str(self.port), *self.args]
+        cmd = [sys.executable, *self.command, "--port", str(self.port), *self.args]
         with open(self.log, "ab") as log:
             self.epoch_spawn, self.t_spawn = time.time(), time.perf_counter()
             self.proc = subprocess.Popen(

@@ -53,8 +53,16 @@ from .harness import (
     new_page,
     print_table,
 )
-from .page import ALL_DONE, EDIT_URLS, FIRST_ROWS, INSTALL, KEPT, PAINTED
-from .page import influential_metric, threshold_edit
+from .page import (
+    ALL_DONE,
+    EDIT_URLS,
+    FIRST_ROWS,
+    INSTALL,
+    KEPT,
+    PAINTED,
+    influential_metric,
+    threshold_edit,
+)
 
 FRACTIONS = (0.0, 0.45, 0.2, 0.6, 0.1, 0.35)  # of the way from good to bad: the values typed
 

@@ -198,12 +198,16 @@ def main(argv=None) -> int:
         sets = [(Path(args.data).name, Path(args.data))]
     else:
         root = Path(tempfile.mkdtemp(prefix="bench-explore-"))
-        sets = [(n, write_dataset(n, c, r, root)) for n, c, r in dashboard_sets(args.only.split(","))]
+        sets = [
+            (n, write_dataset(n, c, r, root)) for n, c, r in dashboard_sets(args.only.split(","))
+        ]
     for name, d in sets:
         res = measure(trees, d, args.edits)
         cfg, raw = load_dataset(d)
         fill = Row(f"{name}: explore.fill per edit, server side", server_side(cfg, raw))
-        print_table(rows(name, trees, res) + [fill], f"{name}: {len(raw.models)} models; {load_average()}")
+        print_table(
+            rows(name, trees, res) + [fill], f"{name}: {len(raw.models)} models; {load_average()}"
+        )
         for tag in trees:
             print(f"{name} {tag}: scatter drawn / table closed, paired per edit: "
                   f"{paired(res[(tag, 'open')], res[(tag, 'closed')])}")  # fmt: skip

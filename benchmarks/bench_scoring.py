@@ -23,6 +23,38 @@ from .datasets import mixed_config as make_config
 from .harness import Row, print_table, timed
 
 
+def _traffic_light(x: float, good: float, bad: float) -> float:
+    lower = good <= bad
+    if (x <= good) if lower else (x >= good):
+        return 1.0
+    if (x > bad) if lower else (x < bad):
+        return 0.0
+    return 0.5
+
+
+def _bench_mean(values: np.ndarray, i: int, b, index: dict) -> tuple[float, float]:
+    """(weighted sum, weight) of model ``i``'s metric scores in benchmark ``b``, cell by cell."""
+    m_num = m_den = 0.0
+    for m in b.metrics:
+        x = values[i, col_of[(b.name, m.name)]]
+        if math.isnan(x) or m.weight == 0:
+            continue
+        good, bad = m.good, m.bad
+        if isinstance(bad, mpl.ModelRef):
+            bad = values[index[bad.model], col_of[(b.name, m.name)]]
+            if math.isnan(bad):
+                continue
+        if m.normaliser == "traffic_light":
+            s = _traffic_light(x, good, bad)
+        elif good == bad:
+            s = 1.0 if x == good else 0.0
+        else:
+            s = min(max((x - bad) / (good - bad), 0.0), 1.0)
+        m_num += m.weight * s
+        m_den += m.weight
+    return m_num, m_den
+
+
 def per_cell_reference(values: np.ndarray, models, cfg: mpl.Config):
     """The same formulas, one cell at a time, in plain Python (the baseline)."""
     n_models = len(models)
@@ -33,30 +65,7 @@ def per_cell_reference(values: np.ndarray, models, cfg: mpl.Config):
         for c in cfg.categories:
             b_num = b_den = 0.0
             for b in c.benchmarks:
-                m_num = m_den = 0.0
-                for m in b.metrics:
-                    x = values[i, col_of[(b.name, m.name)]]
-                    if math.isnan(x) or m.weight == 0:
-                        continue
-                    good, bad = m.good, m.bad
-                    if isinstance(bad, mpl.ModelRef):
-                        bad = values[index[bad.model], col_of[(b.name, m.name)]]
-                        if math.isnan(bad):
-                            continue
-                    if m.normaliser == "traffic_light":
-                        lower = good <= bad
-                        if (x <= good) if lower else (x >= good):
-                            s = 1.0
-                        elif (x > bad) if lower else (x < bad):
-                            s = 0.0
-                        else:
-                            s = 0.5
-                    elif good == bad:
-                        s = 1.0 if x == good else 0.0
-                    else:
-                        s = min(max((x - bad) / (good - bad), 0.0), 1.0)
-                    m_num += m.weight * s
-                    m_den += m.weight
+                m_num, m_den = _bench_mean(values, i, b, index)
                 if m_den > 0 and b.weight > 0:
                     b_num += b.weight * m_num / m_den
                     b_den += b.weight

@@ -50,7 +50,9 @@ def main(argv=None) -> int:
     found = int(df["value"].notna().sum())
     print(f"{args.n} models x {len(cfg.metric_ids())} metrics, model ranked {rank}: "
           f"{found} of {len(df)} values found")  # fmt: skip
-    print_table([Row("what_if_of, CPU", [cpu], unit="s"), Row("what_if_of, wall", [wall], unit="s")])
+    print_table(
+        [Row("what_if_of, CPU", [cpu], unit="s"), Row("what_if_of, wall", [wall], unit="s")]
+    )
     return 0
 
 

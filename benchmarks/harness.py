@@ -136,7 +136,8 @@ def table_lines(rows: Sequence[Row]) -> list[str]:
         lo, hi = (min(f), max(f)) if f else (math.nan, math.nan)
         q = ""
         if r.vs is not None:
-            q = f"{fmt(ratio(medians[r.what], medians.get(r.vs, math.nan)))}x {r.vs}"
+            x = ratio(medians[r.what], medians.get(r.vs, math.nan))
+            q = "n/a" if math.isnan(x) else f"{fmt(x)}x {r.vs}"
         lines.append(
             f"| {r.label} | {fmt(medians[r.what])} | {fmt(lo)} | {fmt(hi)} | {len(f)} | {q} |"
         )

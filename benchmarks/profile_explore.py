@@ -110,7 +110,10 @@ def function_rows(profs: dict, n: int, top: int) -> list[Row]:
     """The ``top`` functions the open page adds most self time to (ms per edit)."""
     fn = {o: self_times(profs[o], by_function=True) for o in profs}
     diff = {k: (fn[True][k] - fn[False][k]) / n for k in set(fn[True]) | set(fn[False])}
-    return [Row(f"open - closed: {k}", [diff[k]]) for k in sorted(diff, key=diff.get, reverse=True)[:top]]
+    return [
+        Row(f"open - closed: {k}", [diff[k]])
+        for k in sorted(diff, key=diff.get, reverse=True)[:top]
+    ]
 
 
 def main(argv=None) -> int:

@@ -10,6 +10,7 @@ import json
 import math
 import os
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -167,3 +168,46 @@ def test_tree_rss_counts_this_process():
         if line.startswith("VmRSS:")
     )
     assert tree_rss_mib(os.getpid()) >= 0.9 * own > 0
+
+
+# ------------------------------------------------------------------------------------------------
+# the commands the docs cite
+# ------------------------------------------------------------------------------------------------
+
+#: ``python -m benchmarks.NAME ARGS`` inside one pair of backticks
+CITED = re.compile(r"`python -m benchmarks\.([a-z][a-z0-9_]*)([^`]*)`")
+
+
+def _cited() -> list[tuple[str, str, str]]:
+    out = []
+    for f in sorted((ROOT / "docs").glob("**/*.md")):
+        text = f.read_text(encoding="utf-8")
+        out += [(f.name, name, args) for name, args in CITED.findall(text)]
+    return out
+
+
+def test_the_docs_cite_benchmarks_in_the_package_form_only():
+    old = [
+        f.name
+        for f in (ROOT / "docs").glob("**/*.md")
+        if re.search(r"python benchmarks/", f.read_text(encoding="utf-8"))
+    ]
+    assert old == []
+    assert len(_cited()) >= 15  # PERFORMANCE.md cites ~15, the other pages ~7
+
+
+def test_every_cited_benchmark_and_option_exists(capsys):
+    helps: dict[str, str] = {}
+    wrong = []
+    for page, name, args in _cited():
+        if name not in SCRIPTS:
+            wrong.append(f"{page}: benchmarks.{name}")
+            continue
+        if name not in helps:
+            with pytest.raises(SystemExit) as stop:
+                importlib.import_module(f"benchmarks.{name}").main(["--help"])
+            assert stop.value.code == 0
+            helps[name] = capsys.readouterr().out
+        options = re.findall(r"(?<![\w-])(--[a-z][\w-]*)", args)
+        wrong += [f"{page}: benchmarks.{name} {o}" for o in options if o not in helps[name]]
+    assert wrong == []

@@ -37,8 +37,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ml_peg_like.serving.servertiming import server_ms
 from ml_peg_like.dashboard.state import make_query
+from ml_peg_like.serving.servertiming import server_ms
 
 from .datasets import dashboard_sets, write_dataset
 from .harness import (

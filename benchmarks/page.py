@@ -13,8 +13,8 @@ import json
 
 from ml_peg_like import score
 from ml_peg_like.dashboard.firstview import PAINT_MARK
-from ml_peg_like.earlypage import EARLY_ATTR
 from ml_peg_like.numfmt import fmt_score
+from ml_peg_like.serving.earlypage import EARLY_ATTR
 
 INSTALL = """() => {
   window.__t0 = null;

@@ -253,7 +253,9 @@ class Server:
             )  # fmt: skip
         return self
 
-    def _check_alive(self, t0: float, timeout: float) -> None:
+    def check_alive(self, t0: float, timeout: float) -> None:
+        """Raise, naming the checkout and its log, when the server has exited or ``timeout``
+        seconds have passed since ``t0``."""
         if self.proc.poll() is not None:
             raise RuntimeError(f"{self.checkout}: the server exited (its output: {self.log})")
         if time.perf_counter() - t0 > timeout:
@@ -267,7 +269,7 @@ class Server:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
                 return
             except OSError:
-                self._check_alive(t0, timeout)
+                self.check_alive(t0, timeout)
                 time.sleep(0.005)
 
     def wait_health(self, timeout: float = 120, request_timeout: float = 1) -> float:
@@ -278,7 +280,7 @@ class Server:
                 urllib.request.urlopen(self.url + "/health", timeout=request_timeout).read()
                 return time.perf_counter() - self.t_spawn
             except OSError:
-                self._check_alive(t0, timeout)
+                self.check_alive(t0, timeout)
                 time.sleep(0.01)
 
     def rss_mib(self) -> float:
@@ -363,5 +365,5 @@ def open_when_listening(page, server: Server, path: str = "/", timeout: float = 
         except Error as err:
             if "ERR_CONNECTION_REFUSED" not in str(err) or time.perf_counter() > t_end:
                 raise
-            server._check_alive(time.perf_counter(), timeout)
+            server.check_alive(time.perf_counter(), timeout)
             page.wait_for_timeout(50)

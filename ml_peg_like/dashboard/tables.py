@@ -332,7 +332,6 @@ def column_defs(
             "type": "rightAligned",
             "pinned": "left",
         },
-        score_change_col(scale),
         {
             "field": ids.COL_MODEL,
             "colId": ids.COL_MODEL,
@@ -358,6 +357,7 @@ def column_defs(
             klass="overall",
             tooltipValueGetter={"function": "overallTip(params)"},
         ),
+        score_change_col(scale),  # the first column beside the pinned ones
     ]
     if cfg.uses_skip and not view:
         cols.append(

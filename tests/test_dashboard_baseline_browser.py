@@ -17,8 +17,12 @@ import numpy as np
 import pytest
 from browser_utils import GRID_READY, chromium, live_server, require_browser, small_dataset
 from test_dashboard_browser import box, commit_box, goto_view, settle, wait_column
+from test_dashboard_server_scored_browser import CONFIG as CUBES
+from test_dashboard_server_scored_browser import _cube
 
+import ml_peg_like as mpl
 from ml_peg_like import load_dataset, score
+from ml_peg_like import normalisers as nz
 from ml_peg_like.dashboard import create_app
 from ml_peg_like.dashboard.components import robustness_figures as rfig
 from ml_peg_like.dashboard.state import encode_changes
@@ -252,4 +256,35 @@ def test_defaults_that_score_nobody_give_real_rank_changes_once_pinned(tmp_path,
         wait_column(page, "ds", changes)
         assert np.isfinite(tau)
         _wait_text(page, "#rob-tau", rfig.tau_text(tau, rho, against="pinned view"))
+        assert not problems
+
+
+@pytest.fixture
+def cubes(monkeypatch):
+    """A board with a normaliser registered only in Python (the browser cannot score it)."""
+    require_browser()
+    monkeypatch.setitem(nz._REGISTRY, "cube", nz.Normaliser("cube", _cube))
+    raw = mpl.RawData(("p", "q"), (("B", "e"), ("B", "k")), np.array([[0.2, 0.5], [0.6, 0.9]]))
+    return mpl.loads_config(CUBES), raw
+
+
+def test_a_board_scored_on_the_server_compares_with_the_servers_baseline(cubes, browser):
+    """Scores by hand (tests/test_dashboard_server_scored_browser.py): overall = mean(1 - e /
+    bad, k**3); p (e 0.2, k 0.5), q (e 0.6, k 0.9). Pinned at e's bad 2: p 0.5125, q 0.7145;
+    then bad 4: p (0.95 + 0.125) / 2 = 0.5375, q (0.85 + 0.729) / 2 = 0.7895."""
+    cfg, raw = cubes
+    app = create_app(cfg, raw, robustness=False)
+    with live_server(app) as url:
+        page, problems = _page(browser, url + "/?v=C/B")
+        assert page.evaluate("window.mplLive.serverScored") is True
+        _edit(page, "C/B/e", "bad", "2")
+        wait_column(page, "o", {"p": fmt_score(0.5125), "q": fmt_score(0.7145)})
+        _pin(page)
+        wait_column(page, "ds", {"p": "", "q": ""})
+        _edit(page, "C/B/e", "bad", "4")
+        p, q = (1 - 0.2 / 4 + 0.5**3) / 2, (1 - 0.6 / 4 + 0.9**3) / 2  # 0.5375, 0.7895
+        wait_column(page, "o", {"p": fmt_score(p), "q": fmt_score(q)})
+        dp, dq = p - (1 - 0.2 / 2 + 0.5**3) / 2, q - (1 - 0.6 / 2 + 0.9**3) / 2  # 0.025, 0.075
+        wait_column(page, "ds", {"p": "+" + fmt_score(dp), "q": "+" + fmt_score(dq)})
+        wait_column(page, "d", {"p": "", "q": ""})
         assert not problems

@@ -10,10 +10,13 @@ and compared with ``scoring.rank_change`` / a subtraction, tau with the scipy-fr
 from __future__ import annotations
 
 import csv
+import json
 import re
 import urllib.parse
+import zipfile
 
 import numpy as np
+import pandas as pd
 import pytest
 from browser_utils import GRID_READY, chromium, live_server, require_browser, small_dataset
 from test_dashboard_browser import box, commit_box, goto_view, settle, wait_column
@@ -51,7 +54,8 @@ def small(tmp_path_factory, browser):
 
 
 def _page(browser, url):
-    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+    page = context.new_page()
     problems: list[str] = []
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(str(e)))
@@ -121,6 +125,29 @@ def _wait_text(page, selector: str, text: str, timeout: float = 10_000) -> None:
     )
 
 
+def _check_csv_export(page, cfg, raw, pinned: dict, now: dict) -> None:
+    """The CSV export names the baseline and holds the changes against it (Python's)."""
+    with page.expect_download() as dl:
+        page.click("#dl-csv-btn")
+    with zipfile.ZipFile(dl.value.path()) as zf:
+        ov = pd.read_csv(zf.open("overall_scores.csv"), keep_default_na=False)
+        prov = json.loads(zf.read("provenance.json"))
+    assert prov["baseline"]["changes_from_defaults"] == {"Classification": {"weight": 0.5}}
+    b_scores, b_ranks, _m = _overall(raw, cfg, pinned)
+    a_scores, a_ranks, models = _overall(raw, cfg, now)
+    by = ov.set_index("model")
+    for i, m in enumerate(models):
+        word = _delta_text(b_scores[i], a_scores[i], b_ranks.iloc[i], a_ranks.iloc[i])
+        want = {"": "0", "new": "new", "no score": "no score"}.get(word)
+        want = want or str(int(b_ranks.iloc[i]) - int(a_ranks.iloc[i]))
+        assert str(by.loc[m, "rank_change_vs_baseline"]) == want, m
+        got = by.loc[m, "score_change_vs_baseline"]
+        if np.isnan(a_scores[i]) or np.isnan(b_scores[i]):
+            assert got == ""
+        else:
+            assert float(got) == pytest.approx(a_scores[i] - b_scores[i], abs=1e-12)
+
+
 def test_pin_edit_reload_unpin(small):
     cfg, raw, url, browser = small
     page, problems = _page(browser, url + "/")
@@ -156,6 +183,8 @@ def test_pin_edit_reload_unpin(small):
     wait_column(page, "d", deltas)
     wait_column(page, "ds", changes)
     _wait_text(page, "#rob-tau", rfig.tau_text(tau, rho, against="pinned view"))
+
+    _check_csv_export(page, cfg, raw, pinned, now)
 
     # Unpin: the published settings again
     page.click(UNPIN)

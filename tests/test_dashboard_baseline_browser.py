@@ -317,3 +317,30 @@ def test_a_board_scored_on_the_server_compares_with_the_servers_baseline(cubes, 
         wait_column(page, "ds", {"p": "+" + fmt_score(dp), "q": "+" + fmt_score(dq)})
         wait_column(page, "d", {"p": "", "q": ""})
         assert not problems
+
+
+ORDER = """() => { const out = [];
+  dash_ag_grid.getApi('grid').forEachNodeAfterFilterAndSort(n => out.push(n.data.model));
+  return out; }"""
+
+
+@pytest.mark.parametrize("direction", ["desc", "asc"])
+def test_the_score_change_sorts_by_its_number_with_no_score_last(small, direction):
+    cfg, raw, url, browser = small
+    base = {"Classification": {"weight": 0.5}}
+    now = {"Classification": {"weight": 0.5}, "Regression": {"weight": 4.0}}
+    query = f"/?s={encode_changes(now)}&b={encode_changes(base)}&sort=ds.{direction}"
+    page, problems = _page(browser, url + query)
+    _wait_text(page, BASE_TEXT, "Compared with: the pinned view of the link, 1 change")
+    b_scores, _br, models = _overall(raw, cfg, base)
+    a_scores, _ar, _m = _overall(raw, cfg, now)
+    change = {m: a_scores[i] - b_scores[i] for i, m in enumerate(models)}
+    scored = sorted((m for m in models if not np.isnan(change[m])), key=change.get)
+    want = (scored[::-1] if direction == "desc" else scored) + [
+        m for m in models if np.isnan(change[m])
+    ]
+    assert len(scored) < len(models)  # a model without a score: last either way
+    page.wait_for_function(
+        f"(want) => JSON.stringify(({ORDER})()) === JSON.stringify(want)", arg=want
+    )
+    assert not problems

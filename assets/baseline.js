@@ -19,6 +19,8 @@
   var ARROW = " \u2192 ";
   var PATH_ATTR = "data-path";
   var FIELD_ATTR = "data-field";
+  var ITEM_CLASS = "change-item"; // assets/baseline.css
+  var UNSCORED = "Compared with: the published settings (the pinned view cannot be scored)";
 
   function N() {
     return window.mplNames || {};
@@ -96,7 +98,7 @@
   function button(path, field, value) {
     var b = document.createElement("button");
     b.type = "button";
-    b.className = "change-item";
+    b.className = ITEM_CLASS;
     b.setAttribute(PATH_ATTR, path);
     b.setAttribute(FIELD_ATTR, field);
     b.textContent = itemText(path, field, value); // text, never HTML
@@ -128,7 +130,7 @@
   document.addEventListener("click", function (e) {
     var target = e.target;
     if (!target || typeof target.closest !== "function" || !dc.set_props) return;
-    var b = target.closest("button." + "change-item");
+    var b = target.closest("button." + ITEM_CLASS);
     if (!b || !b.parentElement || b.parentElement.id !== N().changesList) return;
     var node = index()[b.getAttribute(PATH_ATTR)];
     if (node) dc.set_props(N().want, { data: want(node) });
@@ -143,7 +145,7 @@
         ok = live.setBaseline(base && base.changes ? base.changes : null, base && base.result);
         live.refreshGrid();
       }
-      if (!ok) return ["Compared with: the published settings (the pinned view cannot be scored)", true];
+      if (!ok) return [UNSCORED, true];
       return [describe(base), !(base && base.changes)];
     },
     // the changes store -> the readable list (its items are drawn here: Dash sees one count)

@@ -27,7 +27,7 @@ import ml_peg_like as mpl
 from ml_peg_like import load_dataset, score
 from ml_peg_like import normalisers as nz
 from ml_peg_like.dashboard import create_app
-from ml_peg_like.dashboard.components import robustness_figures as rfig
+from ml_peg_like.dashboard.components.robustness import figures as rfig
 from ml_peg_like.dashboard.state import encode_changes
 from ml_peg_like.numfmt import fmt_score
 from ml_peg_like.robustness import kendall_tau, spearman_rho

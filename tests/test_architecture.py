@@ -14,7 +14,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ml_peg_like"
 WEB = {"dash", "dash_ag_grid", "plotly", "flask", "werkzeug"}
 #: outside the dashboard, what may be imported of WEB: the server that listens while Dash and
 #: the app load (earlypage.py) is werkzeug's (the one Dash's own ``app.run`` uses); no Dash
-ALLOWED_WEB = {"ml_peg_like.earlypage": {"werkzeug"}}
+#: ``publish`` copies Plotly.js into a static site through plotly's public ``get_plotlyjs`` (a
+#: lazy import in one function: the file, not the figure code); no Dash
+ALLOWED_WEB = {"ml_peg_like.earlypage": {"werkzeug"}, "ml_peg_like.publish": {"plotly"}}
 
 
 def _modules() -> dict[str, Path]:

@@ -113,6 +113,7 @@ def create_app(
         update_title=None,
         serve_locally=True,
         assets_ignore=firstpage.ASSETS_IGNORE,  # in the head instead (firstpage.head_assets)
+        assets_path_ignore=[firstpage.SITE_ASSETS],  # the published site's own page (ml_peg_like.publish)
     )
     bundle, server_scored = liveedit.page_bundle(config, raw, scores)
     app.index_string = _with_names(app.index_string, bundle)

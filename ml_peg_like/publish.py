@@ -130,9 +130,7 @@ def index_html(title: str, board: str | None) -> str:
     """The page from its template: the title escaped, the board in its JSON element (``None``:
     no element; the page fetches ``board.json``)."""
     template = (site_dir() / TEMPLATE).read_text(encoding="utf-8")
-    element = (
-        f'<script type="application/json" id="{BOARD_ID}">{board}</script>' if board else ""
-    )
+    element = f'<script type="application/json" id="{BOARD_ID}">{board}</script>' if board else ""
     return template.replace("%TITLE%", html.escape(title)).replace("%BOARD%", element)
 
 

@@ -37,7 +37,9 @@ def run(args) -> int:
 
     cfg, raw = load_dataset(args.config or demo_dir(), args.raw, ignore_unknown=args.ignore_unknown)
     warn(raw.warnings)
-    paths = publish(cfg, raw, args.out, force=args.force, title=args.title, embed=not args.board_file)
+    paths = publish(
+        cfg, raw, args.out, force=args.force, title=args.title, embed=not args.board_file
+    )
     print(
         f"published {len(raw.models)} models on {len(cfg.metric_ids())} metrics: "
         f"{len(paths)} files in {args.out} (open index.html through any static file server)"

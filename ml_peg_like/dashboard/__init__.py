@@ -113,9 +113,8 @@ def create_app(
         update_title=None,
         serve_locally=True,
         assets_ignore=firstpage.ASSETS_IGNORE,  # in the head instead (firstpage.head_assets)
-        assets_path_ignore=[
-            firstpage.SITE_ASSETS
-        ],  # the published site's own page (ml_peg_like.publish)
+        # the published site's own page (ml_peg_like.publish): served on request, never loaded
+        assets_path_ignore=[firstpage.SITE_ASSETS],
     )
     bundle, server_scored = liveedit.page_bundle(config, raw, scores)
     app.index_string = _with_names(app.index_string, bundle)
@@ -199,7 +198,9 @@ def create_app(
         def on_changes(changes):  # the tau line, in the edit callback's own response
             return robustness_callbacks.tau_line_text(cache, changes)
 
-    edit.register(app, cache, on_changes=on_changes, sensitivity=sens, server_scored=server_scored)
+    edit.register(
+        app, cache, on_changes=on_changes, sensitivity=sens, server_scored=server_scored
+    )
     liveedit.register(app)
     if large:
         modelsearch.register(app, cache)

@@ -7,8 +7,9 @@ browser modules: ``engine.js`` scores the board and every change in the browser,
 draws the normalisation curve, ``edit.js`` parses the boxes and writes the links' settings, and
 ``dashAgGridFunctions.js`` formats and colours the numbers. The board is
 :func:`ml_peg_like.bundle.make_bundle` plus what the page shows besides the scores (display
-names, model cards, box labels, descriptions, the config for the settings export), written into
-``index.html`` as a ``type="application/json"`` script element (docs/PUBLISH.md says why).
+names, model cards, box labels, descriptions, the config for the settings export), written as
+``board.json`` and fetched by the page (or, with ``embed``, into ``index.html`` as a
+``type="application/json"`` script element; docs/PUBLISH.md gives the measured times).
 
 Engine level: no Dash. Plotly.js is the installed plotly package's own file
 (``plotly.offline.get_plotlyjs``), written as ``plotly.min.js`` and loaded by the page only when
@@ -152,6 +153,20 @@ def _check_out_dir(out: Path, force: bool) -> None:
         )
 
 
+def _drop_stale(out: Path, kept: set[str]) -> None:
+    """Remove the files a previous site listed that this one does not write (a board.json left
+    beside an index.html that now holds the board); nothing else is touched."""
+    try:
+        old = json.loads((out / MARKER).read_text(encoding="utf-8")).get("files", [])
+    except (OSError, ValueError, AttributeError):
+        return
+    for name in old:
+        if isinstance(name, str) and name not in kept and "/" not in name and name != MARKER:
+            p = out / name
+            if p.is_file() and not p.is_symlink():
+                p.unlink()
+
+
 def plotly_js() -> str:
     """Plotly.js as the installed plotly package ships it."""
     from plotly.offline import get_plotlyjs  # its public function; only here (lazily)
@@ -166,12 +181,12 @@ def publish(
     *,
     force: bool = False,
     title: str | None = None,
-    embed: bool = True,
+    embed: bool = False,
 ) -> list[Path]:
     """Write the static site of ``config`` scored on ``raw`` into ``out_dir``; return the paths
     written. ``force``: write into a non-empty folder that is not a previous site. ``embed``:
-    the board inside ``index.html`` (default: the first rows come sooner), else ``board.json``
-    beside it, fetched by the page. Raises DataError (naming the folder or the metric) for what
+    the board inside ``index.html``; default: ``board.json`` beside it, fetched by the page
+    (the first rows came as soon or sooner: docs/PUBLISH.md). Raises DataError (naming the folder or the metric) for what
     cannot be published."""
     out = Path(out_dir)
     _check_out_dir(out, force)
@@ -193,6 +208,7 @@ def publish(
         else:
             p.write_text(content, encoding="utf-8")
         paths.append(p)
+    _drop_stale(out, set(files))
     marker = out / MARKER
     marker.write_text(
         json.dumps({"site": SITE_VERSION, "files": sorted(files)}, indent=1), encoding="utf-8"

@@ -91,7 +91,7 @@ def test_publish_writes_every_file_the_page_loads(tmp_path):
     assert names == {
         "index.html", "engine.js", "curve.js", "edit.js", "dashAgGridFunctions.js", "site.js",
         "sitetable.js", "siteexport.js", "siteviews.js", "site.css", "plotly.min.js",
-        pub.MARKER,
+        "board.json", pub.MARKER,
     }  # fmt: skip
     page = _page(out)
     # every script and style sheet the page names is a file of the site (nothing from elsewhere)
@@ -111,7 +111,7 @@ def test_publish_writes_every_file_the_page_loads(tmp_path):
 def test_the_title_is_escaped_and_the_board_is_the_bundle(tmp_path):
     cfg, raw = mpl.load_dataset(_dataset(tmp_path))
     out = tmp_path / "site"
-    pub.publish(cfg, raw, out)
+    pub.publish(cfg, raw, out, embed=True)
     text = (out / "index.html").read_text(encoding="utf-8")
     # the config's title is text: no element made of it, and "</script>" does not end the data
     assert "<b>bold</b>" not in text
@@ -128,10 +128,10 @@ def test_the_title_is_escaped_and_the_board_is_the_bundle(tmp_path):
     }
 
 
-def test_board_file_instead_of_embedded(tmp_path):
+def test_board_file_by_default(tmp_path):
     cfg, raw = mpl.load_dataset(_dataset(tmp_path))
     out = tmp_path / "site"
-    pub.publish(cfg, raw, out, embed=False)
+    pub.publish(cfg, raw, out)
     assert pub.BOARD_ID not in _page(out).json
     board = json.loads((out / "board.json").read_text(encoding="utf-8"))
     assert board["bundle"]["models"][0] == "x"
@@ -164,8 +164,11 @@ def test_out_dir_refusal_force_and_republish(tmp_path):
     assert sorted(p.name for p in busy.iterdir()) == ["notes.txt"]  # nothing written
     pub.publish(cfg, raw, busy, force=True)
     assert (busy / "index.html").is_file() and (busy / "notes.txt").read_text() == "mine"
-    # a previous site is written again without --force
-    pub.publish(cfg, raw, busy)
+    # a previous site is written again without --force; what it no longer needs goes, and
+    # only that (the board moved into index.html: board.json is removed, notes.txt stays)
+    assert (busy / "board.json").is_file()
+    pub.publish(cfg, raw, busy, embed=True)
+    assert not (busy / "board.json").exists() and (busy / "notes.txt").is_file()
     afile = tmp_path / "a-file"
     afile.write_text("x")
     with pytest.raises(DataError, match="not a directory"):

@@ -380,7 +380,7 @@ def test_markup_in_names_is_text(site):
     cell = page.locator(f"tr[data-model='{XSS}'] th[col-id='model']")
     assert cell.text_content() == XSS + " (shown)"
     assert page.evaluate("() => document.querySelectorAll('img').length") == 0
-    assert page.evaluate("() => document.querySelectorAll('body script:not([src])').length") == 1
+    assert page.evaluate("() => document.querySelectorAll('script:not([src])').length") == 0
     page.locator("tr[data-model='<script>alert(1)</script>'] th[col-id='model']").text_content()
     # the category named with markup: text in its header
     assert page.locator("th[col-id='c2'] .sort").text_content() == SPEED
@@ -443,3 +443,18 @@ def test_converted_ml_peg_ranks_equal_python(site, anchors, tmp_path):
         _edit(other.page, f"{path}/{m.name}.good", new)
         _same(_rows(other.page), _python(s, {f"{path}/{m.name}": {"good": json.loads(new)}}))
         assert not seen.problems and not other.problems
+
+
+def test_the_board_inside_index_html_scores_the_same(site, tmp_path):
+    out = tmp_path / "embedded"
+    publish(site["cfg"], site["raw"], out, embed=True)
+    assert not (out / "board.json").exists()
+    with static_server(out) as url:
+        s = {**site, "url": url}
+        seen = _open(s)
+        _same(_rows(seen.page), _python(s))
+        # the board's element is data: no inline script runs
+        assert seen.page.evaluate(
+            "() => Array.from(document.querySelectorAll('script:not([src])')).map(s => s.type)"
+        ) == ["application/json"]
+        assert not seen.problems and not seen.dialogs

@@ -24,9 +24,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("--title", default=None, help="the page's title (default: the config's)")
     p.add_argument(
-        "--board-file",
+        "--embed",
         action="store_true",
-        help="write the board as board.json, fetched by the page (default: inside index.html)",
+        help="write the board into index.html (default: board.json beside it, fetched by the "
+        "page: the first rows come as soon or sooner)",
     )
     p.set_defaults(func=run)
     return p
@@ -37,9 +38,7 @@ def run(args) -> int:
 
     cfg, raw = load_dataset(args.config or demo_dir(), args.raw, ignore_unknown=args.ignore_unknown)
     warn(raw.warnings)
-    paths = publish(
-        cfg, raw, args.out, force=args.force, title=args.title, embed=not args.board_file
-    )
+    paths = publish(cfg, raw, args.out, force=args.force, title=args.title, embed=args.embed)
     print(
         f"published {len(raw.models)} models on {len(cfg.metric_ids())} metrics: "
         f"{len(paths)} files in {args.out} (open index.html through any static file server)"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ml_peg_like import load_dataset
 from ml_peg_like.dashboard import create_app
-from ml_peg_like.resources import demo_dir
+from ml_peg_like.support.resources import demo_dir
 
 DATA = Path(os.environ.get("ML_PEG_LIKE_DATA") or demo_dir())
 

@@ -2,7 +2,8 @@
 
 The project keeps its dashboard assets in the top-level ``assets/`` and the demo dataset in
 ``data/demo/``. The wheel carries them as data-only subpackages of ``ml_peg_like``
-(``ml_peg_like/dashboard/assets`` and ``ml_peg_like/_demo``); ``ml_peg_like.resources`` finds either copy.
+(``ml_peg_like/dashboard/assets`` and ``ml_peg_like/_demo``); ``ml_peg_like.support.resources``
+finds either copy.
 """
 
 from setuptools import find_packages, setup

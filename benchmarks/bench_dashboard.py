@@ -51,10 +51,10 @@ from browser_utils import chromium  # noqa: E402
 
 from ml_peg_like import config_from_dict, load_dataset, raw_from_frame, score  # noqa: E402
 from ml_peg_like.dashboard.firstview import PAINT_MARK  # noqa: E402
-from ml_peg_like.dashboard.servertiming import server_ms  # noqa: E402
 from ml_peg_like.dashboard.state import make_query  # noqa: E402
 from ml_peg_like.dashboard.tables import fmt_score  # noqa: E402
-from ml_peg_like.earlypage import EARLY_ATTR  # noqa: E402
+from ml_peg_like.serving.earlypage import EARLY_ATTR  # noqa: E402
+from ml_peg_like.serving.servertiming import server_ms  # noqa: E402
 
 ANCHORS = ROOT.parent / "shared" / "anchors" / "ml-peg" / "configs"
 

@@ -21,8 +21,8 @@ import numpy as np
 
 from .config import Benchmark, Category, Config, Metric
 from .errors import ConfigError, Problem
-from .lazy import lazy_module
 from .scoring import Scores
+from .support.lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
 

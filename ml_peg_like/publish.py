@@ -32,7 +32,7 @@ from .config.yamlio import config_to_dict
 from .errors import DataError, Problem
 from .models import DISPLAY_COLUMN, card_items, display_names
 from .raw import RawData
-from .resources import assets_dir
+from .support.resources import assets_dir
 
 #: the file that marks a folder as a site this function wrote (a later publish may overwrite it)
 MARKER = "ml-peg-like-site.json"

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import rawcache
 from .config import Config, ModelRef
 from .config.yamlio import read_config
 from .errors import DataError, Problem
-from .files import file_kind, file_record, megabytes, read_limited
-from .lazy import lazy_module
+from .support import rawcache
+from .support.files import file_kind, file_record, megabytes, read_limited
+from .support.lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
 

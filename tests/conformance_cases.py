@@ -467,7 +467,7 @@ def seed_cases() -> list[dict[str, Any]]:
 
 
 def demo_case() -> dict[str, Any]:
-    from ml_peg_like.resources import demo_dir
+    from ml_peg_like.support.resources import demo_dir
 
     cfg, raw = mpl.load_dataset(demo_dir())
     first = cfg.metric_paths()[0]

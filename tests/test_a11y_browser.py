@@ -28,7 +28,7 @@ def env(tmp_path_factory):
     pytest.importorskip("axe_playwright_python", reason="pip install axe-playwright-python")
     from ml_peg_like import load_dataset
     from ml_peg_like.dashboard import create_app
-    from ml_peg_like.resources import demo_dir
+    from ml_peg_like.support.resources import demo_dir
 
     cfg, raw = load_dataset(demo_dir())
     app = create_app(cfg, raw, cache_dir=tmp_path_factory.mktemp("jobs"))

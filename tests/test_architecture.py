@@ -1,5 +1,9 @@
 """The layout rules, checked on the source: no import cycle between the package's modules (imports
-inside functions count), and an engine that never imports the web stack.
+inside functions count), an engine that never imports the web stack, and the layers of the package
+(docs/ARCHITECTURE.md): ``support`` (bounded file reading, private directories, the raw cache,
+lazy imports, the package's files) under the engine; the engine (config, normalisers,
+aggregation, scoring, sensitivity, robustness, compute, io, raw, bundle, ...) under ``serving``
+(HTTP hardening, background jobs, the page served while the app loads) and ``dashboard``.
 
 A module's length is no rule: what keeps the code readable is the size of its functions, and
 tests/test_style.py holds every function to a McCabe complexity of 12 (ruff's C901, PLR0912 and
@@ -12,11 +16,13 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ml_peg_like"
 WEB = {"dash", "dash_ag_grid", "plotly", "flask", "werkzeug"}
-#: outside the dashboard, what may be imported of WEB: the server that listens while Dash and
-#: the app load (earlypage.py) is werkzeug's (the one Dash's own ``app.run`` uses); no Dash
-#: ``publish`` copies Plotly.js into a static site through plotly's public ``get_plotlyjs`` (a
-#: lazy import in one function: the file, not the figure code); no Dash
-ALLOWED_WEB = {"ml_peg_like.earlypage": {"werkzeug"}, "ml_peg_like.publish": {"plotly"}}
+#: the subpackages that may import the web stack (WEB)
+WEB_LAYERS = ("ml_peg_like.dashboard", "ml_peg_like.serving")
+#: inside them, modules held to less: the server that listens while Dash and the app load is
+#: werkzeug's (the one Dash's own ``app.run`` uses), with no Dash or Flask: it must start fast.
+#: Outside them, ``publish`` (engine) copies Plotly.js into a static site through plotly's
+#: public ``get_plotlyjs`` (a lazy import in one function: the file, not the figure code)
+ALLOWED_WEB = {"ml_peg_like.serving.earlypage": {"werkzeug"}, "ml_peg_like.publish": {"plotly"}}
 
 
 def _modules() -> dict[str, Path]:
@@ -72,10 +78,42 @@ def test_the_engine_imports_no_web_stack():
     bad = {
         m: sorted(outside & WEB - ALLOWED_WEB.get(m, set()))
         for m, (_, outside) in graph.items()
-        if not m.startswith("ml_peg_like.dashboard") and outside & WEB - ALLOWED_WEB.get(m, set())
+        if (m in ALLOWED_WEB or not m.startswith(WEB_LAYERS))
+        and outside & WEB - ALLOWED_WEB.get(m, set())
     }
     # the CLI's serve and worker subcommands start the dashboard: they import it, not dash
     assert bad == {}
+
+
+def _layer(module: str) -> str:
+    if module == "ml_peg_like.__main__":  # ``python -m ml_peg_like``: the CLI
+        return "cli"
+    for layer in ("support", "serving", "dashboard", "cli"):
+        if module.startswith(f"ml_peg_like.{layer}"):
+            return layer
+    return "engine"
+
+
+#: what each layer may import of the package (the CLI starts the server and the dashboard)
+MAY_IMPORT = {
+    "support": {"support"},
+    "engine": {"support", "engine"},
+    "serving": {"support", "engine", "serving"},
+    "dashboard": {"support", "engine", "serving", "dashboard"},
+    "cli": {"support", "engine", "serving", "dashboard", "cli"},
+}
+
+
+def test_each_layer_imports_only_the_layers_below_it():
+    _, graph = _graph()
+    bad = {
+        m: sorted(t for t in inside if _layer(t) not in MAY_IMPORT[_layer(m)])
+        for m, (inside, _) in graph.items()
+        if m != "ml_peg_like"  # the package's __init__ re-exports the public API
+    }
+    # support's modules raise the package's one error type
+    bad = {m: [t for t in ts if t != "ml_peg_like.errors"] for m, ts in bad.items()}
+    assert {m: ts for m, ts in bad.items() if ts} == {}
 
 
 def test_no_import_cycle_between_modules():

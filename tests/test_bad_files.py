@@ -263,8 +263,7 @@ def one_error_line(proc: subprocess.CompletedProcess) -> str:
 def test_h1_a_2mb_yaml_list_is_refused_at_the_node_limit_with_a_clear_message(
     tmp_path, monkeypatch
 ):
-    from ml_peg_like.config import LIBYAML, MAX_CONFIG_BYTES, MAX_YAML_NODES
-    from ml_peg_like.config import yamlio
+    from ml_peg_like.config import LIBYAML, MAX_CONFIG_BYTES, MAX_YAML_NODES, yamlio
 
     assert LIBYAML  # parsed by libyaml (CSafeLoader), not the pure-Python scanner
     body = b"categories: [" + b",".join([b"1"] * 1_048_000) + b"]\n"

@@ -9,8 +9,8 @@ from browser_utils import GRID_READY, VIEWPORT, chromium, live_server, require_b
 from browser_utils import small_dataset as small_dataset
 from test_dashboard_browser import IRIS_ACC, commit, goto_view
 
-from ml_peg_like.csp import inline_hashes
 from ml_peg_like.dashboard import create_app
+from ml_peg_like.serving.csp import inline_hashes
 
 pytestmark = pytest.mark.browser
 

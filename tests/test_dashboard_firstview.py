@@ -23,8 +23,8 @@ from ml_peg_like import score
 from ml_peg_like.dashboard import create_app, ids
 from ml_peg_like.dashboard.firstpage import deferred_scripts
 from ml_peg_like.dashboard.firstview import FIRST_ROWS, score_colour
-from ml_peg_like.earlypage import BOOT_HEADER, EARLY_ATTR, SCRIPTS_HOLDER
 from ml_peg_like.numfmt import fmt_score
+from ml_peg_like.serving.earlypage import BOOT_HEADER, EARLY_ATTR, SCRIPTS_HOLDER
 
 FIRST = f"#{ids.FIRST_VIEW}"
 

@@ -40,7 +40,7 @@ def env():
     require_browser()
     from ml_peg_like import load_dataset
     from ml_peg_like.dashboard import create_app
-    from ml_peg_like.resources import demo_dir
+    from ml_peg_like.support.resources import demo_dir
 
     cfg, raw = load_dataset(demo_dir())
     app = create_app(cfg, raw, robustness=False)

@@ -25,10 +25,10 @@ from plotly.utils import PlotlyJSONEncoder
 import ml_peg_like as mpl
 from ml_peg_like import load_dataset
 from ml_peg_like.dashboard import create_app, ids
-from ml_peg_like.dashboard.components import robustness_callbacks as rcb
-from ml_peg_like.dashboard.components import robustness_figures as rfig
-from ml_peg_like.dashboard.components import robustness_layout as rlay
-from ml_peg_like.dashboard.components import robustness_tables as rtab
+from ml_peg_like.dashboard.components.robustness import callbacks as rcb
+from ml_peg_like.dashboard.components.robustness import figures as rfig
+from ml_peg_like.dashboard.components.robustness import layout as rlay
+from ml_peg_like.dashboard.components.robustness import tables as rtab
 from ml_peg_like.dashboard.state import make_query
 from ml_peg_like.robustness import kendall_tau, rank_robustness, spearman_rho
 

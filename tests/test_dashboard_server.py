@@ -26,7 +26,7 @@ import pytest
 from browser_utils import small_dataset
 
 from ml_peg_like.dashboard import GUNICORN_REQUEST_LINE, MAX_REQUEST_BYTES, create_app, ids
-from ml_peg_like.dashboard.components import robustness_callbacks as rcb
+from ml_peg_like.dashboard.components.robustness import callbacks as rcb
 
 ROOT = Path(__file__).resolve().parents[1]
 URL = "/_dash-update-component"
@@ -431,8 +431,8 @@ def test_callback_answers_carry_their_server_time(tmp_path, monkeypatch):
     browser time with it), within the time the request took; none on the page or assets."""
     import time
 
-    from ml_peg_like.dashboard import servertiming
-    from ml_peg_like.dashboard.servertiming import server_ms
+    from ml_peg_like.serving import servertiming
+    from ml_peg_like.serving.servertiming import server_ms
 
     cfg, raw = small_dataset(tmp_path)
     plain = create_app(cfg, raw).server.test_client()  # the product: no timing in its answers

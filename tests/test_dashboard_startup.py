@@ -72,7 +72,7 @@ def test_serve_starts_without_what_the_first_page_does_not_need(tmp_path):
         import dash
         import ml_peg_like.dashboard as d
         from ml_peg_like.cli import main
-        from ml_peg_like.earlypage import EarlyServer
+        from ml_peg_like.serving.earlypage import EarlyServer
         seen = {{}}
         real_run_app = d.run_app
         def run_app(app, **kw):
@@ -178,7 +178,8 @@ def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path, monkey
     interpreter ``ml-peg-like serve DIR`` makes the app and answers the page, its scripts and
     ``/health`` without importing pandas (``lazy.py``); the layout's route imports it first
     (``warm.py``), and the server's background thread imports it once it serves."""
-    from ml_peg_like import dump_config, load_dataset, rawcache
+    from ml_peg_like import dump_config, load_dataset
+    from ml_peg_like.support import rawcache
 
     cfg, raw = _synthetic(120, 3, 4, 10)
     data = tmp_path / "cached"
@@ -194,8 +195,8 @@ def test_a_cached_start_needs_no_pandas_and_the_server_warms_it(tmp_path, monkey
         import dash
         import ml_peg_like.dashboard as d
         from ml_peg_like.cli import main
-        from ml_peg_like.earlypage import EarlyServer
-        from ml_peg_like.lazy import lazy_module
+        from ml_peg_like.serving.earlypage import EarlyServer
+        from ml_peg_like.support.lazy import lazy_module
         seen = {{}}
         real_run_app = d.run_app
         def run_app(app, **kw):
@@ -240,7 +241,7 @@ def test_dynamic_routes_wait_for_the_warm_imports(tmp_path, monkeypatch):
     import builtins
     import threading
 
-    from ml_peg_like.dashboard import warm
+    from ml_peg_like.serving import warm
 
     gate = threading.Event()
     monkeypatch.setattr(builtins, "_mpl_warm_test_gate", gate, raising=False)
@@ -284,7 +285,7 @@ def test_a_lazy_module_imports_on_first_use():
     code = textwrap.dedent(
         """
         import json, sys
-        from ml_peg_like.lazy import lazy_module
+        from ml_peg_like.support.lazy import lazy_module
         fr = lazy_module("fractions")
         seen = [("fractions" in sys.modules)]
         half = fr.Fraction(1, 2)

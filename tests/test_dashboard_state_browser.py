@@ -24,7 +24,7 @@ from ml_peg_like import load_dataset, score
 from ml_peg_like.dashboard import create_app
 from ml_peg_like.dashboard.state import encode_filters
 from ml_peg_like.numfmt import fmt_score
-from ml_peg_like.resources import demo_dir
+from ml_peg_like.support.resources import demo_dir
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,6 @@
 """Settings uploads that are too large or too complex, in the page.
 
-The limit is one constant (``dashboard.server.MAX_UPLOAD_BYTES``, 512 KB) used by the upload
+The limit is one constant (``serving.server.MAX_UPLOAD_BYTES``, 512 KB) used by the upload
 button, the server's check, the request limit and the docs. A file above it is neither read nor
 sent: the page says why at once (no request, so no 413 either). A file within it that is too
 complex (the red team's ``categories: [1,1,...]`` list, cut to fit) is refused by the server
@@ -20,8 +20,9 @@ from browser_utils import chromium, live_server, open_dashboard, require_browser
 from test_dashboard_server import _set, edit_payload, post
 
 from ml_peg_like.config import MAX_YAML_NODES
-from ml_peg_like.dashboard import create_app, server
+from ml_peg_like.dashboard import create_app
 from ml_peg_like.dashboard.components.toolbar import UPLOAD_TOO_BIG
+from ml_peg_like.serving import server
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the red team's file: 2,097,126 bytes, 1,048,000 values

@@ -19,8 +19,8 @@ from dash import html
 
 from ml_peg_like import load_dataset
 from ml_peg_like.cli import main
-from ml_peg_like.dashboard.components import robustness_layout
-from ml_peg_like.dashboard.components import robustness_tables as rtab
+from ml_peg_like.dashboard.components.robustness import layout as robustness_layout
+from ml_peg_like.dashboard.components.robustness import tables as rtab
 from ml_peg_like.models import display_name_map, shown_names
 from ml_peg_like.robustness import concentration_help, rank_robustness, weight_spread
 from ml_peg_like.robustness.sampling import DirichletLevel

@@ -21,7 +21,7 @@ import pytest
 from browser_utils import GRID_READY, VIEWPORT, chromium, require_browser, small_dataset
 
 from ml_peg_like.dashboard import create_app, first_page, ids
-from ml_peg_like.earlypage import (
+from ml_peg_like.serving.earlypage import (
     BOOT_HEADER,
     EARLY_ATTR,
     MAX_PAGES,
@@ -33,7 +33,7 @@ from ml_peg_like.earlypage import (
     page_key,
     pages_dir,
 )
-from ml_peg_like.resources import assets_dir
+from ml_peg_like.support.resources import assets_dir
 
 PAGE = (
     f'<html><body><p>kept</p><template id="{SCRIPTS_HOLDER}"><script>var a = 1;</script>'
@@ -345,7 +345,7 @@ def test_the_page_is_the_same_from_one_start_to_the_next(tmp_path):
     """Two starts (other hash seeds) serve the same page but for Dash's per-load end id, so a
     kept page is the app's own (the loader replaces nothing)."""
     code = (
-        "import sys; from ml_peg_like import load_dataset; from ml_peg_like.resources import "
+        "import sys; from ml_peg_like import load_dataset; from ml_peg_like.support.resources import "
         "demo_dir; from ml_peg_like.dashboard import create_app, first_page; "
         "sys.stdout.buffer.write(first_page(create_app(*load_dataset(demo_dir()))))"
     )

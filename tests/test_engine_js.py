@@ -308,7 +308,7 @@ def test_the_dashboard_page_carries_the_engine(browser):
     import ml_peg_like as mpl
     from ml_peg_like.bundle import make_bundle
     from ml_peg_like.dashboard import create_app
-    from ml_peg_like.resources import demo_dir
+    from ml_peg_like.support.resources import demo_dir
 
     cfg, raw = mpl.load_dataset(demo_dir())
     want = mpl.score(raw, cfg).overall_scores

@@ -22,9 +22,9 @@ import psutil
 import pytest
 from browser_utils import GRID_READY, chromium, require_browser, small_dataset
 
-from ml_peg_like.dashboard import jobs
-from ml_peg_like.dashboard.components.robustness_figures import fmt_pct
+from ml_peg_like.dashboard.components.robustness.figures import fmt_pct
 from ml_peg_like.robustness import rank_robustness
+from ml_peg_like.serving import jobs
 
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 _SCRIPT = Path(sys.executable).with_name("ml-peg-like")

@@ -22,7 +22,7 @@ from browser_utils import small_dataset
 from test_jobs_celery import _free_port
 from test_jobs_celery import redis_url as redis_url  # noqa: F401 - the fixture
 
-from ml_peg_like.dashboard import celeryjobs, jobs
+from ml_peg_like.serving import celeryjobs, jobs
 
 SECRET = b"k" * 32
 
@@ -221,7 +221,7 @@ def test_a_job_no_worker_takes_is_said_lost_after_the_queue_deadline(redis_url, 
 
 _WORKER = """
 import sys, time
-from ml_peg_like.dashboard import jobs
+from ml_peg_like.serving import jobs
 m = jobs.make_manager(broker=sys.argv[1], secret=b"k" * 32)
 def slow(seconds):
     time.sleep(seconds)

@@ -23,8 +23,9 @@ import pytest
 from browser_utils import small_dataset
 from dash import _callback_signing as signing
 
-from ml_peg_like.dashboard import create_app, jobs
-from ml_peg_like.private import (
+from ml_peg_like.dashboard import create_app
+from ml_peg_like.serving import jobs
+from ml_peg_like.support.private import (
     SECRET_ENV,
     PrivateStateError,
     private_dir,

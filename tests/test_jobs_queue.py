@@ -12,8 +12,9 @@ import psutil
 import pytest
 from browser_utils import small_dataset
 
-from ml_peg_like.dashboard import create_app, jobs
-from ml_peg_like.dashboard.components import robustness_callbacks as rcb
+from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard.components.robustness import callbacks as rcb
+from ml_peg_like.serving import jobs
 
 
 def _end_id(client) -> str:

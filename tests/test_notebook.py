@@ -12,7 +12,7 @@ import pytest
 from browser_utils import small_dataset
 
 from ml_peg_like.dashboard import notebook as nb_mod
-from ml_peg_like.earlypage import SECURITY_HEADERS
+from ml_peg_like.serving.earlypage import SECURITY_HEADERS
 
 WORKTREE = Path(__file__).resolve().parents[1]
 #: the demo's title and its number of models (data/demo/config.yml: "20 models")
@@ -74,7 +74,7 @@ def test_show_outside_a_notebook_says_where_to_go(small):
 
 NOTEBOOK_CELL = """\
 import ml_peg_like
-from ml_peg_like.resources import demo_dir
+from ml_peg_like.support.resources import demo_dir
 
 app = ml_peg_like.show(demo_dir(), robustness=False, height=520)
 """

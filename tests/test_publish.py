@@ -16,7 +16,7 @@ from ml_peg_like import publish as pub
 from ml_peg_like.bundle import make_bundle
 from ml_peg_like.cli import main
 from ml_peg_like.errors import DataError
-from ml_peg_like.resources import assets_dir, demo_dir
+from ml_peg_like.support.resources import assets_dir, demo_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "assets" / "site"

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ml_peg_like import rawcache
-from ml_peg_like.private import seal
 from ml_peg_like.raw import load_dataset
+from ml_peg_like.support import rawcache
+from ml_peg_like.support.private import seal
 
 CONFIG = "title: t\ncategories:\n  C:\n    benchmarks:\n      B:\n        metrics:\n" + "".join(
     f"          M{k}: {{good: 1, bad: 0}}\n" for k in range(3)

@@ -64,7 +64,7 @@ def test_the_picker_says_what_a_stopped_analysis_left_out():
     text = json.dumps(sens.whatif_rows(sc, "A", budget=0.0).to_plotly_json(), default=str)
     assert "Stopped after 0.0 s: 0 of 9 values examined; the other 9 are not listed" in text
     assert "No single change puts A first among those." in text
-    full = json.dumps(sens.whatif_rows(sc, "A", budget=None).to_plotly_json(), default=str)
+    full = json.dumps(sens.whatif_rows(sc, "A", budget=60.0).to_plotly_json(), default=str)
     assert "Stopped" not in full and "5 single changes put A first" in full
 
 
@@ -79,7 +79,7 @@ def test_beyond_the_analyses_at_once_a_client_is_told_the_server_is_busy():
     finally:
         for _ in held:
             sens._WHATIF_SLOTS.release()
-    free = json.dumps(sens.whatif_rows(sc, "A", budget=None).to_plotly_json(), default=str)
+    free = json.dumps(sens.whatif_rows(sc, "A", budget=60.0).to_plotly_json(), default=str)
     assert "5 single changes put A first" in free
 
 

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from ml_peg_like import earlypage
-from ml_peg_like.earlypage import SECURITY_HEADERS, EarlyServer
+from ml_peg_like.serving import earlypage
+from ml_peg_like.serving.earlypage import SECURITY_HEADERS, EarlyServer
 
 
 def _app(environ, start_response):

@@ -13,7 +13,7 @@ import pytest
 from browser_utils import small_dataset
 
 from ml_peg_like.dashboard import create_app
-from ml_peg_like.earlypage import SECURITY_HEADERS, SERVER_NAME, EarlyServer
+from ml_peg_like.serving.earlypage import SECURITY_HEADERS, SERVER_NAME, EarlyServer
 
 
 def raw_request(port: int, data: bytes) -> tuple[str, list[tuple[str, str]]]:

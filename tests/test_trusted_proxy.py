@@ -8,7 +8,7 @@ import flask
 from browser_utils import small_dataset
 
 from ml_peg_like.dashboard import create_app
-from ml_peg_like.dashboard.server import TRUSTED_PROXIES_ENV, trusted_proxies
+from ml_peg_like.serving.server import TRUSTED_PROXIES_ENV, trusted_proxies
 
 
 def _seen_address(app, headers) -> str:

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from browser_utils import live_server  # noqa: E402
 
 from ml_peg_like.dashboard import create_app
-from ml_peg_like.resources import demo_dir
+from ml_peg_like.support.resources import demo_dir
 
 CHROMIUM = os.environ.get("MPL_CHROMIUM", "/usr/bin/chromium")
 SCREENS = {"1600": (1600, 1000), "1280": (1280, 800), "390": (390, 844)}

@@ -73,7 +73,7 @@ def broker_secret_missing(broker: str | None) -> int | None:
     would make every worker's result refused; None when all is well."""
     import os
 
-    from ..private import SECRET_ENV
+    from ..support.private import SECRET_ENV
 
     if not broker or os.environ.get(SECRET_ENV):
         return None

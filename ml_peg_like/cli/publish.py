@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..raw import load_dataset
-from ..resources import demo_dir
+from ..support.resources import demo_dir
 from .common import add_data_args, warn
 
 

@@ -10,7 +10,7 @@ import signal
 import threading
 
 from ..raw import dataset_files, load_dataset
-from ..resources import demo_dir
+from ..support.resources import demo_dir
 from .common import BROKER_HELP, add_data_args, broker_secret_missing, integer_in, redis_url
 
 
@@ -74,7 +74,7 @@ def early_server(args) -> tuple[object | None, str | None]:
     ends the start at once, with werkzeug's one-line message (as ``app.run`` would, later)."""
     if args.workers > 1 or args.debug:
         return None, None
-    from ..earlypage import EarlyServer, kept_page, page_key
+    from ..serving.earlypage import EarlyServer, kept_page, page_key
 
     options = {
         "raw": args.raw,

@@ -40,7 +40,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from ..raw import load_dataset
-    from ..resources import demo_dir
+    from ..support.resources import demo_dir
 
     missing = broker_secret_missing(args.broker)
     if missing is not None:

@@ -19,7 +19,7 @@ import yaml
 from yaml.composer import Composer
 
 from ..errors import ConfigError, Problem
-from ..files import megabytes, read_limited
+from ..support.files import megabytes, read_limited
 from .model import Config
 from .nodes import Benchmark, Category, metric_to_dict
 from .parse import config_from_dict

@@ -17,10 +17,13 @@ import dash
 from dash import dcc, html
 
 from ..config import Config
-from ..earlypage import keep_page, request_handler
 from ..raw import RawData
-from ..resources import assets_dir
-from . import a11y, firstpage, firstview, ids, servertiming, warm
+from ..serving import servertiming, warm
+from ..serving.earlypage import keep_page, request_handler
+from ..serving.jobs import make_manager
+from ..serving.server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden, hide_versions
+from ..support.resources import assets_dir
+from . import a11y, firstpage, firstview, ids
 from .cache import ScoreCache
 from .components import (
     curve,
@@ -33,8 +36,6 @@ from .components import (
     page,
     policy,
     restore,
-    robustness_callbacks,
-    robustness_layout,
     settings,
     theme,
     toolbar,
@@ -42,8 +43,8 @@ from .components import (
 )
 from .components import explore as explore_view
 from .components import sensitivity as sens_view
-from .jobs import make_manager
-from .server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden, hide_versions
+from .components.robustness import callbacks as robustness_callbacks
+from .components.robustness import layout as robustness_layout
 from .state import Q_SORT
 from .tables import REASON_BY_CODE, column_defs, row_table
 
@@ -198,9 +199,7 @@ def create_app(
         def on_changes(changes):  # the tau line, in the edit callback's own response
             return robustness_callbacks.tau_line_text(cache, changes)
 
-    edit.register(
-        app, cache, on_changes=on_changes, sensitivity=sens, server_scored=server_scored
-    )
+    edit.register(app, cache, on_changes=on_changes, sensitivity=sens, server_scored=server_scored)
     liveedit.register(app)
     if large:
         modelsearch.register(app, cache)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import flask
 
-from ..earlypage import BOOT_HEADER, EARLY_ATTR, SCRIPTS_HOLDER
+from ..serving.earlypage import BOOT_HEADER, EARLY_ATTR, SCRIPTS_HOLDER
 from .ids import FIRST_VIEW
 
 #: the id of Dash's config element in the page (Dash's ``_re_index_config_id``)

@@ -20,8 +20,8 @@ from typing import Any
 
 from ..config import config_from_dict, dump_config, loads_config, safe_load_yaml
 from ..errors import DataError, MlPegLikeError, Problem
-from ..files import read_limited
 from ..raw import load_raw, max_raw_bytes
+from ..support.files import read_limited
 
 MAX_NAME = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")

@@ -22,9 +22,9 @@ from pathlib import Path
 import orjson
 
 from ..config import dump_config
-from ..lazy import lazy_module
 from ..models import display_names
 from ..scoring import Scores
+from ..support.lazy import lazy_module
 from .latex import LatexOptions, report_latex
 from .provenance import comment_block, provenance_json, provenance_of_scores
 from .report import Report, build_report, neutralise_text

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..config import Config, dump_config
 from ..config.nodes import to_yaml_value
-from ..scoring import RANK_RTOL
+from ..scoring.ranks import RANK_RTOL
 
 #: the converter record a converted dataset directory holds
 SOURCE_FILE = "source.json"

@@ -21,10 +21,10 @@ import numpy as np
 
 from ..config import Config
 from ..config.nodes import to_yaml_value
-from ..lazy import lazy_module
 from ..models import display_names
 from ..numfmt import SCORE_DIGITS, clean_digits, shortest
 from ..scoring import Scores, rank_change, ranks_or_none
+from ..support.lazy import lazy_module
 from .provenance import provenance_of_scores, tool_version
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none

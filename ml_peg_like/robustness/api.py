@@ -15,7 +15,6 @@ import numpy as np
 from ..aggregation import weighted_mean
 from ..config import Config
 from ..errors import MlPegLikeError, Problem
-from ..lazy import lazy_module
 from ..raw import RawData
 from ..scoring import (
     Scores,
@@ -24,6 +23,7 @@ from ..scoring import (
     rank_change,
     score_values,
 )
+from ..support.lazy import lazy_module
 from .montecarlo import BatchScorer
 from .results import RobustnessResult, SettingsComparison
 from .sampling import WEIGHT_FLOOR, weight_spread

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..config import Config
 from ..io.export import safe_frame
-from ..lazy import lazy_module
+from ..support.lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
 

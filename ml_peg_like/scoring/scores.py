@@ -14,8 +14,8 @@ import numpy as np
 
 from ..aggregation import shown_weights, weighted_mean
 from ..config import Config
-from ..lazy import lazy_module
 from ..raw import RawData
+from ..support.lazy import lazy_module
 from .instances import normalise_instances
 from .plan import Plan, compile_config, normalise
 from .ranks import rank_ties

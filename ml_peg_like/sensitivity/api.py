@@ -8,8 +8,8 @@ import numpy as np
 
 from ..config import Config
 from ..errors import ConfigError, Problem
-from ..lazy import lazy_module
 from ..scoring import Scores, score_values
+from ..support.lazy import lazy_module
 from .dominance import dominance_of
 from .families import LevelsMemo, WeightFamily, levels_of, param_families
 from .walk import global_interval, leader_intervals, nearest_first

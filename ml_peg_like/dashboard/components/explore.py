@@ -17,8 +17,8 @@ from dash import Input, Output, ctx, dcc, html, no_update
 
 from ... import explore as ex
 from ...errors import ConfigError
-from ...lazy import lazy_module
 from ...scoring import rank_text
+from ...support.lazy import lazy_module
 from .. import a11y, ids
 from ..figures import point_trace_type
 from ..tables import fmt_raw, fmt_score

@@ -20,9 +20,9 @@ from ...io.provenance import provenance_of_scores
 from ...io.report import build_report, safe_file_stem
 from ...io.xlsx import report_xlsx
 from ...numfmt import MAX_DIGITS, SCORE_DIGITS, clean_digits
+from ...serving.server import MAX_UPLOAD_BYTES, UPLOAD_LIMIT_TEXT
 from .. import a11y, ids
 from ..cache import ScoreCache
-from ..server import MAX_UPLOAD_BYTES, UPLOAD_LIMIT_TEXT
 from ..state import Changes, clean_changes, clean_filters, filtered_models
 from .inputs import attr_selection
 

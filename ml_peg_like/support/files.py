@@ -11,7 +11,7 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import MlPegLikeError, Problem
+from ..errors import MlPegLikeError, Problem
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),

@@ -2,7 +2,7 @@
 
 * **Signed results**: every value written to the result store (Dash's job results, progress and
   side updates, Celery's own task states) is sealed with an HMAC-SHA256 tag of the server's
-  secret, bound to its Redis key (:func:`ml_peg_like.private.seal`; :func:`signed_backend`, a
+  secret, bound to its Redis key (:func:`ml_peg_like.support.private.seal`; :func:`signed_backend`, a
   result backend class for Celery's documented ``backend=``). A value that does not verify
   (written by anyone with write access to Redis, moved from another key, or by a worker with
   another secret) is never decoded: the page says the result was refused.
@@ -28,7 +28,7 @@ from typing import Any
 
 from dash import CeleryManager
 
-from ..private import PrivateStateError, seal, unseal
+from ..support.private import PrivateStateError, seal, unseal
 
 __all__ = [
     "CONNECT_TIMEOUT_S",

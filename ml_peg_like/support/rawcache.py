@@ -6,7 +6,7 @@ config's metric ids, ``ignore_unknown``, the format version), so it is never sta
 gives another name. Entries live only in ``raw/`` of the user's private cache directory
 (``private.py``: a 0700 directory of this user, opened as a checked handle) — never beside the
 data, where anyone who can write there (or read the data and compute the name) could plant
-one. Each entry is signed (HMAC-SHA256 with the user's key, :func:`~ml_peg_like.private.seal`,
+one. Each entry is signed (HMAC-SHA256 with the user's key, :func:`~ml_peg_like.support.private.seal`,
 bound to its name); one whose tag does not verify is refused and rebuilt. It holds only arrays
 and JSON text, read with ``allow_pickle=False``; a damaged or mismatching entry is rebuilt too.
 """

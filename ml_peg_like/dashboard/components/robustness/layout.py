@@ -5,22 +5,22 @@ from __future__ import annotations
 
 from dash import dcc, html
 
-from ...robustness import (
+from ....robustness import (
     DEFAULT_CONCENTRATION,
     DEFAULT_SAMPLES,
     DEFAULT_THRESHOLD_JITTER,
     DEFAULT_TOP_K,
     concentration_help,
 )
-from .. import ids
-from .robustness_callbacks import (
+from ... import ids
+from .callbacks import (
     MAX_CONCENTRATION,
     MAX_JITTER_PCT,
     MAX_SAMPLES,
     MAX_SEED,
     engine_token,
 )
-from .robustness_figures import tau_text
+from .figures import tau_text
 
 STALE_TEXT = "The settings have changed since this analysis: press “Run analysis” to follow them."
 

@@ -3,7 +3,7 @@
 ``make_manager(cache_dir=None, broker=None, ...)`` returns the Dash background-callback manager:
 
 * **default, one machine**: :class:`BoundedDiskcacheManager`, a ``DiskcacheManager`` whose cache
-  lives in a private directory (:func:`ml_peg_like.private.private_dir`: created 0700, or an
+  lives in a private directory (:func:`ml_peg_like.support.private.private_dir`: created 0700, or an
   existing one checked — owner this user, no group/other bits, not a symlink — and refused with
   a clear error otherwise). Without ``cache_dir`` (nor ``$ML_PEG_LIKE_CACHE_DIR``) each start
   makes a fresh 0700 directory with an unpredictable name in ``jobs/`` of the user's private
@@ -14,7 +14,7 @@
 * ``broker="redis://HOST:PORT/DB"`` (or ``$ML_PEG_LIKE_CELERY_BROKER``): a ``CeleryManager`` on
   that Redis as broker and result store, JSON only (no pickle on the wire), every result signed,
   no request headers or cookies in a task message, a message for a lost job or an unreachable
-  broker (:mod:`ml_peg_like.dashboard.celeryjobs`). Jobs run in
+  broker (:mod:`ml_peg_like.serving.celeryjobs`). Jobs run in
   ``ml-peg-like worker DIR --broker URL`` processes; the global queue is the broker's and the
   number of jobs running at once is the workers' ``--concurrency``.
 
@@ -50,7 +50,7 @@ from typing import Any
 import diskcache
 from dash import DiskcacheManager
 
-from ..private import (
+from ..support.private import (
     CACHE_ENV,
     PrivateDir,
     PrivateStateError,
@@ -91,7 +91,7 @@ class UntrustedEntry(OSError):
 
 class SignedDisk(diskcache.Disk):
     """Values pickled with an HMAC-SHA256 tag of the per-start secret in front
-    (:func:`~ml_peg_like.private.seal`); anything else in the store (a raw pickle, a wrong
+    (:func:`~ml_peg_like.support.private.seal`); anything else in the store (a raw pickle, a wrong
     tag, a pickled key) is refused before unpickling. Subclass with :func:`signed_disk` (the secret is a class attribute: diskcache would store
     a ``disk_*`` setting in ``cache.db``)."""
 
@@ -400,8 +400,8 @@ def _own_dir(path: Path) -> None:
 
 def make_celery(broker: str, backend: str | None = None, *, secret: bytes | None = None):
     """A Celery app on ``broker`` (and result store ``backend``, default the broker), JSON only,
-    results signed with ``secret`` (default :func:`~ml_peg_like.private.secret_from_env`); see
-    :mod:`ml_peg_like.dashboard.celeryjobs`."""
+    results signed with ``secret`` (default :func:`~ml_peg_like.support.private.secret_from_env`); see
+    :mod:`ml_peg_like.serving.celeryjobs`."""
     from .celeryjobs import make_celery as _make
 
     return _make(broker, secret_from_env() if secret is None else secret, backend)
@@ -419,7 +419,7 @@ def make_manager(
     """The background callback manager (see the module docstring). ``broker`` (or
     ``$ML_PEG_LIKE_CELERY_BROKER`` when no ``cache_dir`` is given): Celery on that Redis; else the
     bounded diskcache manager in ``cache_dir`` (or ``$ML_PEG_LIKE_CACHE_DIR``, or a fresh private
-    directory). Raises :class:`~ml_peg_like.private.PrivateStateError` for an unsafe directory or
+    directory). Raises :class:`~ml_peg_like.support.private.PrivateStateError` for an unsafe directory or
     secret. ``manager.secret`` is the secret the app must sign with (:func:`use_secret`)."""
     secret = secret_from_env() if secret is None else secret
     broker = broker or (os.environ.get(BROKER_ENV) if cache_dir is None else None)

@@ -36,7 +36,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from .errors import MlPegLikeError
+from ..errors import MlPegLikeError
 
 __all__ = [
     "SECRET_ENV",

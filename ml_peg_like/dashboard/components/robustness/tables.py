@@ -9,11 +9,11 @@ from typing import Any
 
 from dash import dcc, html
 
-from ...lazy import lazy_module
-from ...models import shown_names
-from ...robustness import RobustnessResult
-from .. import ids
-from .robustness_figures import (
+from ....models import shown_names
+from ....robustness import RobustnessResult
+from ....support.lazy import lazy_module
+from ... import ids
+from .figures import (
     _fmt_num,
     acceptability_figure,
     fmt_pct,

@@ -31,12 +31,12 @@ from collections.abc import Callable, Iterable
 from importlib.util import find_spec
 from pathlib import Path
 
+from ..support.private import PrivateStateError, open_user_dir, user_cache_dir
+from ..support.resources import assets_dir
 from .csp import BASE_POLICY, page_policy
-from .private import PrivateStateError, open_user_dir, user_cache_dir
-from .resources import assets_dir
 
 #: sent with every response: no MIME sniffing, never framed (clickjacking), no referrer to
-#: other sites (the URL holds the user's settings); the app's (``dashboard/server.py``) and
+#: other sites (the URL holds the user's settings); the app's (``serving/server.py``) and
 #: the early page's
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -105,7 +105,7 @@ def page_key(data: Iterable[str | os.PathLike | None], options: dict) -> str:
                 h.update(_stat(f).encode() + b"\0")
     h.update(repr(sorted(options.items())).encode() + b"\0")
     h.update(sys.version.encode() + b"\0")
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # the whole ml_peg_like package
     code = [package]
     assets = assets_dir().resolve()  # the page inlines some (a checkout keeps them outside)
     if package not in assets.parents:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ...lazy import lazy_module
+from ....support.lazy import lazy_module
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
 

@@ -14,14 +14,14 @@ import numpy as np
 from dash import ClientsideFunction, Input, Output, State, no_update
 from dash.exceptions import PreventUpdate
 
-from ...config import config_to_dict
-from ...errors import ConfigError, MlPegLikeError
-from ...robustness import kendall_tau, rank_robustness, spearman_rho
-from .. import ids
-from ..jobs import use_secret
-from ..state import clean_changes, try_changes
-from .robustness_figures import queued_text, tau_text
-from .robustness_tables import _error, results_view
+from ....config import config_to_dict
+from ....errors import ConfigError, MlPegLikeError
+from ....robustness import kendall_tau, rank_robustness, spearman_rho
+from ....serving.jobs import use_secret
+from ... import ids
+from ...state import clean_changes, try_changes
+from .figures import queued_text, tau_text
+from .tables import _error, results_view
 
 MAX_SAMPLES = 20_000  # a request above this is refused (about 50 s at 1,000 models x 1,000 metrics)
 MAX_CONCENTRATION = 1e9
@@ -147,7 +147,7 @@ def tau_line_text(engine, changes: Any) -> str | None:
 def register(app, engine, manager) -> None:
     """The view's callbacks on ``app`` for the dashboard's score cache ``engine``: the Run nonce
     and the stale note (browser side, ``assets/robustness.js``) and the Monte Carlo as a
-    background callback on ``manager`` (see :mod:`ml_peg_like.dashboard.jobs`; a bounded manager
+    background callback on ``manager`` (see :mod:`ml_peg_like.serving.jobs`; a bounded manager
     is told how to show "queued" and "busy"; the app signs its job handles with the manager's
     secret). The tau line has no callback: the edit callback fills it in its own response
     (:func:`tau_line_text`, handed in by ``create_app``)."""

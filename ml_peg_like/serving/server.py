@@ -11,8 +11,8 @@ import flask
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from ..csp import page_policy
-from ..earlypage import SECURITY_HEADERS
+from .csp import page_policy
+from .earlypage import SECURITY_HEADERS
 
 #: the largest settings file the page accepts: a real ML-PEG settings file is ~60 KB (the full
 #: ML-PEG config ~94 KB); a larger file is refused in the browser before it is read or sent

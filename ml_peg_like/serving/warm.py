@@ -20,7 +20,7 @@ import threading
 
 import flask
 
-from ..lazy import warm
+from ..support.lazy import warm
 
 #: imported on first use (``lazy.py``), before any dynamic route runs
 WARM_MODULES = ("pandas",)

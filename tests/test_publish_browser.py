@@ -458,3 +458,57 @@ def test_the_board_inside_index_html_scores_the_same(site, tmp_path):
             "() => Array.from(document.querySelectorAll('script:not([src])')).map(s => s.type)"
         ) == ["application/json"]
         assert not seen.problems and not seen.dialogs
+
+
+def test_a_links_model_filter_and_the_theme(site):
+    # the dashboard's filter (?f=): picked models, of which those with the chosen attribute value
+    filters = {"p": ["Ridge", "kNN", XSS], "a": {"paper": ["https://example.org/ridge"]}}
+    seen = _open(site, state.make_query({}, filters=filters))
+    page = seen.page
+    assert list(_rows(page)) == ["Ridge"]
+    assert page.locator(".filter-note").text_content().startswith("Showing 1 of 7 models")
+    # ranks stay those of the whole board
+    assert _rows(page)["Ridge"] == _python(site)["Ridge"]
+    page.click(".filter-note a")
+    page.wait_for_function(
+        "() => document.querySelectorAll('table.scores tbody tr').length === 7", timeout=TIMEOUT
+    )
+    assert "f" not in parse_qs(urlsplit(page.url).query)
+    # light by default (the reader's system: light here), dark on the button, cells follow
+    assert page.get_attribute("html", "data-theme") == "light"
+    light = page.eval_on_selector("td[col-id='o']", "td => td.style.backgroundColor")
+    page.click("#theme")
+    assert page.get_attribute("html", "data-theme") == "dark"
+    assert page.get_attribute("#theme", "aria-pressed") == "true"
+    dark = page.eval_on_selector("td[col-id='o']", "td => td.style.backgroundColor")
+    assert light != dark
+    assert not seen.problems
+
+
+def test_resets_and_what_needs_serve(site):
+    seen = _open(site, _view("Classification/Iris"))
+    page = seen.page
+    _edit(page, f"{IRIS_ACC}.bad", "0.92")
+    _edit(page, "Classification/Iris/F1.weight", "3")
+    assert page.text_content("#reset-all") == "Reset all (2)"
+    # a row's reset: that row only
+    page.click("button[aria-label='Reset F1 to the defaults']")
+    page.wait_for_function("() => window.mplSite.edits >= 3", timeout=TIMEOUT)
+    assert page.input_value("input[name='Classification/Iris/F1.weight']") == "2"
+    assert page.text_content("#reset-all") == "Reset all (1)"
+    _same(_rows(page), _python(site, {IRIS_ACC: {"bad": 0.92}}))
+    # this view's reset, then the defaults' ranks
+    page.click("#reset-view")
+    page.wait_for_function("() => window.mplSite.edits >= 4", timeout=TIMEOUT)
+    assert page.input_value(f"input[name='{IRIS_ACC}.bad']") == "0.5"
+    assert page.is_disabled("#reset-all")
+    _same(_rows(page), _python(site))
+    assert "s" not in parse_qs(urlsplit(page.url).query)
+    # Explore and Compare are the dashboard's: a link to them says where they are
+    ctx = site["browser"].new_context()
+    p2 = ctx.new_page()
+    p2.goto(site["url"] + "?v=explore")
+    p2.wait_for_selector("#board .note", timeout=TIMEOUT)
+    assert "Explore and Compare: ml-peg-like serve" in p2.text_content("#board .note")
+    assert "ml-peg-like serve" in page.text_content("#only-serve")
+    assert not seen.problems

@@ -512,3 +512,22 @@ def test_resets_and_what_needs_serve(site):
     assert "Explore and Compare: ml-peg-like serve" in p2.text_content("#board .note")
     assert "ml-peg-like serve" in page.text_content("#only-serve")
     assert not seen.problems
+
+
+def test_policies_of_the_board_and_of_a_category(site):
+    seen = _open(site)
+    page = seen.page
+    page.select_option("select[name='.missing']", "skip")
+    page.wait_for_function("() => window.mplSite.edits >= 1", timeout=TIMEOUT)
+    # Regression has no policy of its own: it follows the board's ...
+    assert page.input_value("select[name='Regression.missing']") == "skip"
+    _same(_rows(page), _python(site, {"": {"missing": "skip"}}))
+    # ... until one is chosen for it, even the board's old one
+    page.select_option("select[name='Regression.missing']", "invalidate")
+    page.wait_for_function("() => window.mplSite.edits >= 2", timeout=TIMEOUT)
+    changes = {"": {"missing": "skip"}, "Regression": {"missing": "invalidate"}}
+    _same(_rows(page), _python(site, changes))
+    q = parse_qs(urlsplit(page.url).query)
+    assert q["missing"] == ["skip"]
+    assert state.decode_changes(q["s"][0]) == {"Regression": {"missing": "invalidate"}}
+    assert not seen.problems

@@ -410,11 +410,19 @@
     return a === b;
   }
 
+  // the default a change is compared with (state.py effective_changes): a category's own
+  // policy (none when it follows the board's: then any policy chosen for it is a change)
+  function ownDefault(path, field) {
+    var entry = S.node(path);
+    if (field === "missing" && entry && entry.kind === "category") return entry.node.missing;
+    return S.defaultValue(path, field);
+  }
+
   // changes + one field's new value (a value equal to the default is dropped)
   S.withValue = function (changes, path, field, value) {
     var out = clone(changes);
     out[path] = out[path] || {};
-    if (same(value, S.defaultValue(path, field))) delete out[path][field];
+    if (same(value, ownDefault(path, field))) delete out[path][field];
     else out[path][field] = value;
     if (!Object.keys(out[path]).length) delete out[path];
     return out;

@@ -531,3 +531,29 @@ def test_policies_of_the_board_and_of_a_category(site):
     assert q["missing"] == ["skip"]
     assert state.decode_changes(q["s"][0]) == {"Regression": {"missing": "invalidate"}}
     assert not seen.problems
+
+
+def test_the_filter_box_is_the_dashboards_filter(site):
+    seen = _open(site)
+    page = seen.page
+    page.fill("#model-filter", "FOREST")
+    page.wait_for_function(
+        "() => document.querySelectorAll('table.scores tbody tr').length === 1", timeout=TIMEOUT
+    )
+    assert list(_rows(page)) == ["RandomForest"]
+    f = parse_qs(urlsplit(page.url).query)["f"][0]
+    models = tuple(site["raw"].models)
+    assert state.decode_filters(f, models, {}) == {"p": ["RandomForest"]}
+    # a display name matches too ("Ridge regression" is Ridge's)
+    page.fill("#model-filter", "regression")
+    page.wait_for_function(
+        "() => document.querySelector('table.scores tbody tr').dataset.model === 'Ridge'",
+        timeout=TIMEOUT,
+    )
+    assert list(_rows(page)) == ["Ridge"]
+    page.fill("#model-filter", "")
+    page.wait_for_function(
+        "() => document.querySelectorAll('table.scores tbody tr').length === 7", timeout=TIMEOUT
+    )
+    assert "f" not in parse_qs(urlsplit(page.url).query)
+    assert not seen.problems

@@ -282,6 +282,26 @@
     return out;
   };
 
+  // the filter box: the models whose name or key holds the text, as the dashboard's filter of
+  // picked models ({p: [...]}, ?f=); no text, or no model matches: every model
+  function findModels(text) {
+    var t = text.trim().toLowerCase();
+    if (!t) return null;
+    var picks = S.bundle.models.filter(function (m, i) {
+      return m.toLowerCase().indexOf(t) >= 0 || S.displayName(i).toLowerCase().indexOf(t) >= 0;
+    });
+    return picks.length ? { p: picks } : null;
+  }
+
+  function onFind() {
+    var f = findModels($("model-filter").value);
+    S.filter = f;
+    S.filterText = f ? R().encodeChanges(f) : "";
+    status(f ? "" : $("model-filter").value.trim() ? "No model matches: every model shown" : "");
+    writeUrl(false);
+    S.render();
+  }
+
   // ------------------------------------------------------------------ drawing
   S.render = function () {
     var page = S.pages[S.view];
@@ -506,6 +526,11 @@
       S.render();
     });
     $("card-close").addEventListener("click", function () { $("card").hidden = true; });
+    var timer = null;
+    $("model-filter").addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(onFind, 150);
+    });
     window.addEventListener("popstate", restore);
   }
 

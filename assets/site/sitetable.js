@@ -203,8 +203,10 @@
     var n = S.bundle.models.length;
     if (shown === n) return;
     var p = el("p", { class: "filter-note" }, "Showing " + shown + " of " + n +
-               " models (the link's model filter). ");
-    p.appendChild(S.link({ filter: null, filterText: "" }, "Show all"));
+               " models (the model filter). ");
+    var all = S.link({ filter: null, filterText: "" }, "Show all");
+    all.addEventListener("click", function () { $("model-filter").value = ""; });
+    p.appendChild(all);
     box.appendChild(p);
   }
 

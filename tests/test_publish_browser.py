@@ -557,3 +557,22 @@ def test_the_filter_box_is_the_dashboards_filter(site):
     )
     assert "f" not in parse_qs(urlsplit(page.url).query)
     assert not seen.problems
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_no_serious_accessibility_violation(site, theme):
+    pytest.importorskip("axe_playwright_python", reason="pip install axe-playwright-python")
+    from axe_playwright_python.sync_playwright import Axe
+
+    for query in ("", _view("Classification/Iris") + "&m=" + IRIS_ACC.replace("/", "%2F")):
+        ctx = site["browser"].new_context(color_scheme=theme)
+        page = ctx.new_page()
+        page.goto(site["url"] + query)
+        page.wait_for_selector(READY, timeout=TIMEOUT)
+        if query:
+            page.wait_for_function("() => window.mplSite.curveDrawn >= 1", timeout=TIMEOUT)
+        assert page.get_attribute("html", "data-theme") == theme
+        found = Axe().run(page).response["violations"]
+        serious = [v["id"] for v in found if v["impact"] in ("critical", "serious")]
+        assert serious == [], (query, serious)
+        ctx.close()

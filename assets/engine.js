@@ -1268,6 +1268,20 @@
     return { delta: delta, word: word };
   }
 
+  /** Score change between two scorings (scoring.ranks.score_change): after - before, NaN
+   * where either has no score, exactly 0 where the two tie by the ranking rule. */
+  function scoreChange(before, after) {
+    if (before.length !== after.length) {
+      throw new Error("scoreChange: " + before.length + " and " + after.length + " models");
+    }
+    var out = new Float64Array(after.length);
+    for (var i = 0; i < after.length; i++) {
+      var a = after[i], b = before[i];
+      out[i] = a === b || tie(a, b) ? 0 : a - b; // NaN - x is NaN, and NaN ties nothing
+    }
+    return out;
+  }
+
   // ---------------------------------------------------------------------------------------
   // score
   // ---------------------------------------------------------------------------------------
@@ -1358,6 +1372,7 @@
     prepare: prepare,
     score: score,
     rankChange: rankChange,
+    scoreChange: scoreChange,
     rankScores: rankScores,
     metricReasons: metricReasons,
     evaluate: evaluate,

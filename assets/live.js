@@ -21,6 +21,8 @@
     bundle: null, // the board as the page holds it (ml_peg_like/bundle.py)
     board: null, // mplEngine.prepare(bundle)
     base: null, // the defaults' result (rank change and the curve's default thresholds)
+    ref: null, // the pinned baseline's result (null: the defaults': base), scored once per pin
+    refKey: "", // JSON of the pinned baseline's changes ("" when none)
     res: null, // the result shown
     changes: {}, // the changes of res
     key: "", // JSON of the changes of res (the same changes are not scored twice)
@@ -29,7 +31,8 @@
     rankShown: false, // ranks among the shown models only
     ranks: null, // the ranks shown (null = no rank) and whether each is shared
     tied: null,
-    delta: null, // rank change against the defaults: a number, or a word ("new", "no score")
+    delta: null, // rank change against the baseline: a number, or a word ("new", "no score")
+    dscore: null, // overall score change against the baseline (NaN: no score in either)
     dominated: {}, // {model key: "A, B"}: the server's dominance marks (sensitivity)
     names: {}, // {model key: display name} of the models that have one (the grid's rows)
     failed: "", // why the engine could not start ("" when it runs)
@@ -67,7 +70,9 @@
       return idx ? Array.prototype.map.call(idx, function (i) { return a[i]; }) : a;
     };
     var now = rankOf(res.overall, idx);
-    var ch = E.rankChange(sub(live.base.overall), sub(res.overall));
+    var base = live.ref || live.base; // the pinned baseline, else the defaults
+    var ch = E.rankChange(sub(base.overall), sub(res.overall));
+    live.dscore = E.scoreChange(base.overall, res.overall);
     var m = idx ? idx.length : n;
     for (var k = 0; k < m; k++) {
       var i = idx ? idx[k] : k;
@@ -129,6 +134,23 @@
     out.errors = [];
     return out;
   }
+
+  // the pinned baseline (``changes``: null for the published settings; ``result``: the
+  // server's scores of it on a board the browser cannot score): scored once per pin, then rank
+  // and score changes compare with it
+  live.setBaseline = function (changes, result) {
+    if (!live.boot()) return false;
+    var key = changes ? keyOf(changes) : "";
+    if (key === live.refKey && (!live.serverScored || !result)) return true;
+    var ref = null;
+    if (changes && live.serverScored) ref = result ? fromServer(result) : null;
+    else if (changes) ref = window.mplEngine.score(live.board, changes);
+    if (ref && ref.errors && ref.errors.length) ref = null;
+    live.ref = ref;
+    live.refKey = ref ? key : "";
+    derive();
+    return !changes || !!ref;
+  };
 
   // a board scored on the server: its scores of the changes shown
   live.setResult = function (r) {
@@ -252,7 +274,7 @@
   };
 
   // ---------------------------------------------------------------- what a cell shows
-  // kinds: "rank", "d" (rank change), "o" overall, "cov" its coverage, "c" category i, "ccov"
+  // kinds: "rank", "d" (rank change), "ds" (score change), "o" overall, "cov" its coverage, "c" category i, "ccov"
   // its coverage, "b" benchmark k, "s" metric j's score, "r" metric j's raw value
   live.value = function (i, kind, j) {
     if (!live.boot() || typeof i !== "number") return null;
@@ -266,6 +288,8 @@
         return live.ranks[i];
       case "d":
         return live.delta[i];
+      case "ds":
+        return live.dscore ? live.dscore[i] : NaN;
       case "o":
         return res.overall[i];
       case "cov":

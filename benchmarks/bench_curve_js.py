@@ -2,7 +2,7 @@
 ``figures.curve_figure`` in the same run: medians at 30, 1,000 and 10,000 models.
 
 The models' raw values are random (uniform, 5% missing, a few outliers, ties), scored with the
-small test board's config; the metric is a linear rule (Iris accuracy) and a log-hinted one
+small test board's config (the browser tests' fixture, ``tests/browser_utils.py``); the metric is a linear rule (Iris accuracy) and a log-hinted one
 (the Weibull speed-up of Predict time). The JS is timed in headless Chromium on the page alone
 (its inputs built once in the page: Float64Arrays, as the engine hands them); ``evaluate``
 returns the normaliser's values on the grid, computed beforehand (the engine's part). Python is
@@ -10,29 +10,25 @@ timed cold (its kept raw texts and hover lines cleared before each call: a new m
 values) and warm (the same figure again: an edit of a threshold); so is the JS (cold: a new
 ``names`` object each call, so the hover lines it keeps are written again).
 
-    PYTHONPATH=$PWD python benchmarks/bench_curve_js.py [--sizes 30 1000 10000] [--repeat 9]
+    python -m benchmarks.bench_curve_js [--sizes 30 1000 10000] [--repeat 9]
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+from ml_peg_like.dashboard import figures
+from ml_peg_like.dashboard.tables import resolved_params, unresolved_thresholds
+from ml_peg_like.normalisers import apply_normaliser
+from ml_peg_like.scoring import score_values
+from tests.browser_utils import small_dataset
 
-from browser_utils import CHROMIUM, CHROMIUM_ARGS, small_dataset  # noqa: E402
-
-from ml_peg_like.dashboard import figures  # noqa: E402
-from ml_peg_like.dashboard.tables import resolved_params, unresolved_thresholds  # noqa: E402
-from ml_peg_like.normalisers import apply_normaliser  # noqa: E402
-from ml_peg_like.scoring import score_values  # noqa: E402
+from .harness import ROOT, Row, chromium, print_table
 
 METRICS = {
     "linear": "Classification/Iris/Accuracy",
@@ -63,8 +59,7 @@ TIME = """([repeat, inner, cold]) => {
     }
     times.push((performance.now() - t0) / inner);
   }
-  times.sort((a, b) => a - b);
-  return [times[Math.floor(times.length / 2)], fig.data[1].x.length];
+  return [times, fig.data[1].x.length];
 }"""
 
 
@@ -104,7 +99,7 @@ def _js_input(scores, path: str) -> dict:
     )
 
 
-def _py_median(scores, path: str, names, repeat: int, cold: bool) -> float:
+def _py_ms(scores, path: str, names, repeat: int, cold: bool) -> list[float]:
     times = []
     for _ in range(repeat):
         if cold:
@@ -113,47 +108,53 @@ def _py_median(scores, path: str, names, repeat: int, cold: bool) -> float:
         t0 = time.perf_counter()
         figures.curve_figure(scores, path, names=names)
         times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    return times
 
 
-def main() -> None:
+def measure(page, cfg, scores, n: int, label: str, repeat: int) -> list[Row]:
+    """JS and Python, cold and warm, of one metric's curve at ``n`` models."""
+    path = METRICS[label]
+    inp = _js_input(scores, path)
+    grid = page.evaluate("(i) => Array.from(window.mplCurve.grid(i))", inp)
+    arr = {k: np.asarray([v]) for k, v in inp["params"].items()}
+    with np.errstate(all="ignore"):
+        ys = apply_normaliser(cfg.node(path).norm, np.asarray(grid)[:, None], arr)[:, 0]
+    page.evaluate(SETUP, [inp, grid, ys.tolist()])
+    inner = max(1, 3000 // n)
+    page.evaluate(TIME, [2, inner, False])  # warm the JIT
+    js_cold, points = page.evaluate(TIME, [repeat, inner, True])
+    js_warm, _ = page.evaluate(TIME, [repeat, inner, False])
+    what = f"{n} models, {label} ({points} points)"
+    names = inp["names"]
+    return [
+        Row(f"{what}: JS cold", js_cold),
+        Row(f"{what}: JS warm", js_warm),
+        Row(f"{what}: Python cold", _py_ms(scores, path, names, repeat, True),
+            vs=f"{what}: JS cold"),
+        Row(f"{what}: Python warm", _py_ms(scores, path, names, repeat, False),
+            vs=f"{what}: JS warm"),
+    ]  # fmt: skip
+
+
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[30, 1000, 10000])
     ap.add_argument("--repeat", type=int, default=9)
-    args = ap.parse_args()
-    from playwright.sync_api import sync_playwright
-
+    args = ap.parse_args(argv)
     rng = np.random.default_rng(7)
     cfg, _raw = small_dataset(Path(tempfile.mkdtemp()))
-    print(f"{'models':>7} {'metric':<14} {'JS cold':>8} {'JS warm':>8} {'Py cold':>8} "
-          f"{'Py warm':>8} {'cold Py/JS':>10} {'warm Py/JS':>10} {'points':>7}")  # fmt: skip
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    rows = []
+    with chromium() as browser:
         page = browser.new_page()
         page.set_content("<!doctype html><html><body></body></html>")
         page.add_script_tag(path=str(ROOT / "assets" / "curve.js"))
         for n in args.sizes:
             scores = _scores(cfg, n, rng)
-            for label, path in METRICS.items():
-                inp = _js_input(scores, path)
-                grid = page.evaluate("(i) => Array.from(window.mplCurve.grid(i))", inp)
-                norm = cfg.node(path).norm
-                arr = {k: np.asarray([v]) for k, v in inp["params"].items()}
-                with np.errstate(all="ignore"):
-                    ys = apply_normaliser(norm, np.asarray(grid)[:, None], arr)[:, 0]
-                page.evaluate(SETUP, [inp, grid, ys.tolist()])
-                inner = max(1, 3000 // n)
-                page.evaluate(TIME, [2, inner, False])  # warm the JIT
-                js_cold, points = page.evaluate(TIME, [args.repeat, inner, True])
-                js_warm, _ = page.evaluate(TIME, [args.repeat, inner, False])
-                names = inp["names"]
-                cold = _py_median(scores, path, names, args.repeat, cold=True)
-                warm = _py_median(scores, path, names, args.repeat, cold=False)
-                print(f"{n:>7} {label:<14} {js_cold:>8.2f} {js_warm:>8.2f} {cold:>8.2f} "
-                      f"{warm:>8.2f} {cold / js_cold:>10.1f} {warm / js_warm:>10.1f} "
-                      f"{points:>7}")  # fmt: skip
-        browser.close()
+            for label in METRICS:
+                rows += measure(page, cfg, scores, n, label, args.repeat)
+    print_table(rows)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

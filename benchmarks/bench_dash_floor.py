@@ -1,9 +1,9 @@
 """What a threshold edit costs in Dash itself: the floor under the dashboard's edit targets.
 
-    python benchmarks/bench_dash_floor.py [--edits 12] [--ours ml-peg,1000x1000 --data DIR]
+    python -m benchmarks.bench_dash_floor [--edits 12] [--ours ml-peg,1000x1000 --data DIR]
 
 Spawns small Dash apps built only of what an edit of this dashboard needs, the same stack and
-the same measure as ``bench_dashboard.py`` (a capture-phase keydown stamps the Enter in a
+the same measure as ``bench_dashboard`` (a capture-phase keydown stamps the Enter in a
 debounced ``dcc.Input``; done = the later of the DOM mutation after which every rendered
 Overall cell of the AG Grid shows the new value and the end of the last callback response):
 
@@ -17,35 +17,22 @@ Overall cell of the AG Grid shows the new value and the end of the last callback
 
 Per app: the median of the edits' done time and of its phases (Enter -> request sent, ->
 answer received, -> cells right, ms). ``--ours`` measures this dashboard's edits in the same
-run (``bench_dashboard.measure``, the default row deltas) for the ratio. Nothing here is
-this package: the apps are Dash, dash-ag-grid and a callback.
+run (``bench_dashboard.measure``) for the ratio. Nothing in the floor apps is this package:
+they are Dash, dash-ag-grid and a callback.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import socket
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from bench_dashboard import (  # noqa: E402
-    ALL_DONE,
-    INSTALL,
-    datasets,
-    measure,
-    typed_edit,
-    write_dataset,
-)
-from browser_utils import chromium  # noqa: E402
+from . import bench_dashboard
+from .datasets import dashboard_sets, write_dataset
+from .harness import ROOT, Row, Server, chromium, new_page, print_table
+from .page import ALL_DONE, INSTALL, typed_edit
 
 N_SCORES = 15  # score columns of the floor's grid (a benchmark view of ~10 metrics)
 
@@ -112,55 +99,79 @@ PHASES = """(t0) => performance.getEntriesByType('resource')
 
 
 def floor(browser, rows: int, ballast: int, url: bool, server_ms: float, edits: int) -> dict:
-    """Spawn one floor app; the medians of ``edits`` edits (done and its phases, ms)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    args = [str(a) for a in (port, rows, ballast, int(url), server_ms)]
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--serve", *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    """Spawn one floor app; per edit: done and its phases (ms)."""
+    app = [str(a) for a in (rows, ballast, int(url), server_ms)]
+    command = ["-m", "benchmarks.bench_dash_floor", "--serve", *app]
+    out: dict[str, list[float]] = {"done": [], "call": [], "answer": [], "cells": []}
+    page = new_page(browser)
     try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(base + "/health", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.05)
-        page.goto(base + "/")
-        page.wait_for_selector("#grid .ag-cell[col-id='o']")
-        page.wait_for_timeout(500)
-        page.evaluate(INSTALL)
-        done, call, answer, cells = [], [], [], []
-        for k in range(edits):
-            v = 1.0 + 0.37 * (k + 1)
-            expected = {f"m{i:05d}": overall(i, v) for i in range(rows)}
-            t_cells = typed_edit(page, "x", f"{v:.2f}", expected)
-            page.wait_for_timeout(250)
-            t0 = page.evaluate("() => window.__t0")
-            t_resp = page.evaluate(ALL_DONE, t0)
-            sent, got = page.evaluate(PHASES, t0)[0]
-            done.append(max(t_cells, t_resp))
-            call.append(sent)
-            answer.append(got)
-            cells.append(t_cells)
+        with Server(None, ROOT, command=command) as server:
+            server.wait_health()
+            page.goto(server.url + "/")
+            page.wait_for_selector("#grid .ag-cell[col-id='o']")
+            page.wait_for_timeout(500)
+            page.evaluate(INSTALL)
+            for k in range(edits):
+                v = 1.0 + 0.37 * (k + 1)
+                expected = {f"m{i:05d}": overall(i, v) for i in range(rows)}
+                t_cells = typed_edit(page, "x.good", f"{v:.2f}", expected)
+                page.wait_for_timeout(250)
+                t0 = page.evaluate("() => window.__t0")
+                sent, got = page.evaluate(PHASES, t0)[0]
+                out["done"].append(max(t_cells, page.evaluate(ALL_DONE, t0)))
+                out["call"].append(sent)
+                out["answer"].append(got)
+                out["cells"].append(t_cells)
     finally:
-        page.close()
-        proc.kill()
-        proc.wait()
-    med = statistics.median
-    return {"done": med(done), "call": med(call), "answer": med(answer), "cells": med(cells)}
+        page.context.close()
+    return out
+
+
+def floor_rows(name: str, r: dict) -> list[Row]:
+    return [
+        Row(f"{name}: edit done", r["done"]),
+        Row(f"{name}: Enter -> request sent", r["call"]),
+        Row(f"{name}: Enter -> answer", r["answer"]),
+        Row(f"{name}: Enter -> cells right", r["cells"]),
+    ]
+
+
+def ours(browser, only: str, data: str | None, edits: int) -> list[Row]:
+    """This dashboard's edits (``bench_dashboard.measure``), compared with the floor app of
+    the same rows, url and components."""
+    root = Path(data or tempfile.mkdtemp(prefix="bench-floor-"))
+    out = []
+    for name, cfg, raw in dashboard_sets(only.split(",")):
+        d = write_dataset(name, cfg, raw, root)
+        r = bench_dashboard.measure(ROOT, d, cfg, raw, edits, browser)
+        rows = 30 if len(raw.models) < 500 else 1000
+        vs = f"{FLOOR_OF[rows]}: edit done"
+        out.append(Row(f"this dashboard, {name}: edit -> all responses", r.edit_ms, vs=vs))
+        out.append(Row(f"this dashboard, {name}: server time per edit", r.server_ms))
+    return out
+
+
+def serve_main(argv: list[str]) -> int:
+    """``--serve ROWS BALLAST URL SERVER_MS --port P``: one floor app (the benchmark spawns it)."""
+    p = argparse.ArgumentParser(prog="bench_dash_floor --serve")
+    p.add_argument("rows", type=int)
+    p.add_argument("ballast", type=int)
+    p.add_argument("url", type=int)
+    p.add_argument("server_ms", type=float)
+    p.add_argument("--port", type=int, required=True)
+    a = p.parse_args(argv)
+    serve(a.port, a.rows, a.ballast, bool(a.url), a.server_ms)
+    return 0
+
+
+#: the floor app each of this dashboard's data sets is compared with, by its rows
+FLOOR_OF = {30: "+ url + 400 components", 1000: "1,000 rows + url + 400 components"}
 
 
 def main(argv=None) -> int:
-    if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--serve":
-        port, rows, ballast, url, server_ms = sys.argv[2:7]
-        serve(int(port), int(rows), int(ballast), bool(int(url)), float(server_ms))
-        return 0
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--serve"]:
+        return serve_main(argv[1:])
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--edits", type=int, default=12)
     p.add_argument("--server-ms", type=float, default=20, help="the spun server time (ms)")
@@ -171,32 +182,18 @@ def main(argv=None) -> int:
     apps = [  # (name, rows, ballast, url, server ms)
         ("bare, 30 rows", 30, 0, False, 0),
         ("+ url", 30, 0, True, 0),
-        ("+ url + 400 components", 30, 400, True, 0),
+        (FLOOR_OF[30], 30, 400, True, 0),
         (f"+ url + 400 components + server {s:g} ms", 30, 400, True, s),
         ("bare, 1,000 rows", 1000, 0, False, 0),
-        ("1,000 rows + url + 400 components", 1000, 400, True, 0),
+        (FLOOR_OF[1000], 1000, 400, True, 0),
     ]
-    print("app | done ms | Enter -> request sent | -> answer | -> cells right", flush=True)
-    results = {}
+    rows = []
     with chromium() as browser:
-        for name, rows, ballast, url, ms in apps:
-            r = floor(browser, rows, ballast, url, ms, args.edits)
-            results[name] = r
-            print(
-                f"{name} | {r['done']:.1f} | {r['call']:.1f} | {r['answer']:.1f} | "
-                f"{r['cells']:.1f}",
-                flush=True,
-            )
+        for name, n, ballast, url, ms in apps:
+            rows += floor_rows(name, floor(browser, n, ballast, url, ms, args.edits))
         if args.ours:
-            root = Path(args.data or tempfile.mkdtemp(prefix="bench-floor-"))
-            for name, cfg, raw in datasets(set(args.ours.split(","))):
-                d = write_dataset(name, cfg, raw, root)
-                r = measure(name, cfg, raw, args.edits, d, False, browser)
-                print(
-                    f"this dashboard, {name} | {r['median_ms']:.1f} (server "
-                    f"{r['server_ms']:.1f}) | {json.dumps([round(t) for t in r['edit_ms']])}",
-                    flush=True,
-                )
+            rows += ours(browser, args.ours, args.data, args.edits)
+    print_table(rows)
     return 0
 
 

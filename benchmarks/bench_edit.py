@@ -1,9 +1,9 @@
-#!/usr/bin/env python
-"""A threshold edit of the dashboard, scored in the browser (NOW: a checkout of this design)
-against the design before it (BEFORE: one server callback per edit, row deltas), in headless
-Chromium. Each run spawns ``python -m ml_peg_like serve DIR --port P`` from its own checkout
-(``PYTHONPATH=<checkout>``), BEFORE and NOW interleaved round by round (B N, N B, B N, ...) so
-load drift on a shared machine hits both alike. Per data set and checkout, medians of:
+"""A threshold edit of the dashboard, scored in the browser (NOW: this checkout, or ``--now``),
+alone or against another checkout (``--before DIR``, e.g. the design where every edit was one
+server callback answered with row deltas), in headless Chromium. Each run spawns ``python -m
+ml_peg_like serve DIR --port P`` from its own checkout (``PYTHONPATH=<checkout>``), BEFORE and
+NOW interleaved round by round (B N, N B, B N, ...) so load drift on a shared machine hits both
+alike. Per data set and checkout, medians of:
 
   edit          Enter in the good box of the most influential metric (its benchmark view: the
                 only view with threshold boxes; the curve panel is open there) -> every rendered
@@ -26,15 +26,16 @@ load drift on a shared machine hits both alike. Per data set and checkout, media
   RSS           the server's resident memory (its process tree) once the page is loaded and 10
                 edits are made and answered
 
-    python benchmarks/bench_edit.py [--only ml-peg,1000x1000,10000x339] [--rounds 3] [--edits 8]
-        [--before /work/wt/before] [--now /work/main] [--data DIR]
+    python -m benchmarks.bench_edit [--only ml-peg,1000x1000,10000x339] [--rounds 3] [--edits 8]
+        [--before DIR] [--now DIR] [--data DIR]
 
-BEFORE is a worktree of the previous design (``git -C /work/main worktree add --detach
-/work/wt/before b3e7b62``). Data sets (``bench_dashboard.py``'s): ML-PEG scale 30 models x 339
+BEFORE: e.g. a worktree of the previous design (``git -C /work/main worktree add --detach
+/work/wt/before b3e7b62``). Data sets (``datasets.dashboard_sets``): ML-PEG scale 30 models x 339
 metrics (needs ML-PEG's configs from ../shared/anchors), 1,000 x 1,000 and 10,000 x 339; written
 once to ``--data`` (default: a directory in the system's temp). Each spawned server keeps its
-bytecode (``PYTHONPYCACHEPREFIX``) and its output (``serve.log``) under ``--data``/pycache/,
-never in the checkout. A line after the table says when NOW's curve still waited for the server.
+bytecode and its output (``serve.log``) in the harness's work directory, never in the checkout.
+A line after the table says when NOW's curve still waited for the server; another, which of
+NOW's targets are met.
 
 ``--profile``: NOW alone, per data set: the first page's weight and timing, then per edit the
 phases (the page's public hooks wrapped: the edit callback, ``mplEngine.score``,
@@ -47,11 +48,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import socket
-import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -59,30 +56,28 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from ml_peg_like import score
+from ml_peg_like.dashboard.state import make_query
+from ml_peg_like.numfmt import fmt_score
 
-from bench_dashboard import (  # noqa: E402
-    influential_metric,
-    large_config,
-    mlpeg_config,
-    synthetic_raw,
-    wait_listening,
-    write_dataset,
+from .datasets import dashboard_sets, write_dataset
+from .harness import (
+    CHROMIUM_ARGS,
+    ROOT,
+    Row,
+    Server,
+    checkouts,
+    chromium,
+    finite,
+    interleave,
+    load_average,
+    median,
+    new_page,
+    open_when_listening,
+    print_table,
 )
-from browser_utils import CHROMIUM_ARGS, VIEWPORT, chromium  # noqa: E402
+from .page import influential_metric
 
-from ml_peg_like import config_from_dict, score  # noqa: E402
-from ml_peg_like.dashboard.state import make_query  # noqa: E402
-from ml_peg_like.numfmt import fmt_score  # noqa: E402
-
-#: ML-PEG's configs: the worktree's ../shared/anchors, else the project's shared directory
-ANCHOR_DIRS = (
-    ROOT.parent / "shared" / "anchors" / "ml-peg" / "configs",
-    Path("/work/shared/anchors/ml-peg/configs"),
-)
 #: (first rows s, edit ms, requests waited, RSS MiB) by data set
 TARGETS = {
     "ml-peg": (1.5, 30, 0, 120),
@@ -212,30 +207,6 @@ WAIT = """async ([which, ms]) => await Promise.race([window.__mpl[which],
 # ------------------------------------------------------------------------------------------------
 
 
-def anchors() -> Path | None:
-    return next((d for d in ANCHOR_DIRS if d.is_dir()), None)
-
-
-def datasets(only: list[str], root: Path):
-    """(name, config, raw, directory) of each data set asked for (written once to ``root``)."""
-    configs = anchors()
-    mlpeg = config_from_dict(mlpeg_config(configs)) if configs else None
-    sizes = {"ml-peg": 30, "10000x339": 10000}
-    for name in only:
-        if name in sizes:
-            if mlpeg is None:
-                print(f"{name} skipped: ML-PEG's configs not found in {ANCHOR_DIRS}", flush=True)
-                continue
-            cfg, raw = mlpeg, synthetic_raw(mlpeg, sizes[name], seed=42)
-        elif name == "1000x1000":
-            cfg = config_from_dict(large_config())
-            raw = synthetic_raw(cfg, 1000, seed=7)
-        else:
-            print(f"{name} skipped: unknown data set", flush=True)
-            continue
-        yield name, cfg, raw, write_dataset(name, cfg, raw, root)
-
-
 @dataclass
 class Expected:
     """What the page must show after an edit of ``path``'s good threshold to ``text``."""
@@ -267,55 +238,6 @@ def edit_plan(raw, cfg, path: str) -> list[Expected]:
     return [
         expected(raw, cfg, path, good + f * (bad - good)) for f in (0, 0.45, 0.2, 0.6, 0.1, 0.35)
     ]
-
-
-# ------------------------------------------------------------------------------------------------
-# the server
-# ------------------------------------------------------------------------------------------------
-
-
-def server_env(checkout: Path, cache: Path) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(checkout), PYTHONPYCACHEPREFIX=str(cache))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
-
-
-def check_checkout(checkout: Path, cache: Path) -> None:
-    """The checkout's package is the one a spawned server imports; its bytecode is written
-    (to ``cache``), so no run compiles it."""
-    env = server_env(checkout, cache)
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(checkout / "ml_peg_like")],
-        env=env, check=True, stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    out = subprocess.run(
-        [sys.executable, "-c", "import ml_peg_like; print(ml_peg_like.__file__)"],
-        env=env, cwd=checkout, capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
-    if not Path(out).resolve().is_relative_to(checkout.resolve()):
-        raise SystemExit(f"{checkout}: a server would import {out}")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def tree_rss_mib(pid: int) -> float:
-    """Resident memory of ``pid`` and its descendants (MiB)."""
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-            for task in Path(f"/proc/{p}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return total / 1024
 
 
 # ------------------------------------------------------------------------------------------------
@@ -393,7 +315,7 @@ def one_edit(page, traffic: Traffic, path: str, exp: Expected, scale: float, cdp
     }
 
 
-def edits(page, traffic, proc, path, plan, scale, n: int, run: Run, cdp=None) -> None:
+def edits(page, traffic, server, path, plan, scale, n: int, run: Run, cdp=None) -> None:
     """``n`` timed edits (cycling through ``plan``); RSS once ``RSS_AFTER_EDITS`` are made."""
     made, k = 0, 0
     while (len(run.edits) < n or made < RSS_AFTER_EDITS) and k < 4 * len(plan) + 2 * n:
@@ -405,72 +327,43 @@ def edits(page, traffic, proc, path, plan, scale, n: int, run: Run, cdp=None) ->
         if len(run.edits) < n:
             run.edits.append(e)
         if made == RSS_AFTER_EDITS:
-            run.rss_mib = tree_rss_mib(proc.pid)
+            run.rss_mib = server.rss_mib()
 
 
-def spawn(checkout: Path, cache: Path, data_dir: Path, port: int) -> subprocess.Popen:
-    """``python -m ml_peg_like serve DATA --port PORT`` from ``checkout``; its output goes to
-    ``cache``/serve.log (appended)."""
-    cmd = [sys.executable, "-m", "ml_peg_like", "serve", str(data_dir), "--port", str(port)]
-    cache.mkdir(parents=True, exist_ok=True)
-    with open(cache / "serve.log", "ab") as log:
-        return subprocess.Popen(
-            cmd, env=server_env(checkout, cache), cwd=checkout, stdout=log, stderr=log
-        )
-
-
-def open_page(page, url: str, proc) -> None:
-    """Navigate to ``url``; a refused connection is tried again for 30 s while the server
-    runs (a server may close its first socket as its app takes over)."""
-    from playwright.sync_api import Error
-
-    t_end = time.perf_counter() + 30
-    while True:
-        try:
-            page.goto(url, wait_until="commit", timeout=120_000)
-            return
-        except Error as err:
-            if "ERR_CONNECTION_REFUSED" not in str(err) or time.perf_counter() > t_end:
-                raise
-            if proc.poll() is not None:
-                raise RuntimeError(f"the server exited ({proc.returncode})") from err
-            page.wait_for_timeout(50)
-
-
-def first_rows(browser, url: str, proc, t_spawn: float):
-    """Open ``url`` as soon as the server listens; (the page, seconds from spawn to the first
+def first_rows(browser, server: Server):
+    """Open the server's page as soon as it listens; (the page, seconds from spawn to the first
     overall cell with a number)."""
-    ctx = browser.new_context(viewport=VIEWPORT)
-    ctx.add_init_script(PAGE_JS)
-    page = ctx.new_page()
-    wait_listening(proc, int(url.rsplit(":", 1)[1]), time.perf_counter())
-    open_page(page, url, proc)
+    page = new_page(browser, PAGE_JS)
+    server.wait_listening()
+    open_when_listening(page, server)
     page.wait_for_function("() => !isNaN(window.__mpl.first)", timeout=120_000, polling=100)
-    return page, page.evaluate("() => window.__mpl.first") / 1000 - t_spawn
+    return page, page.evaluate("() => window.__mpl.first") / 1000 - server.epoch_spawn
 
 
-def measure(checkout: Path, cache: Path, data_dir: Path, browser, ds, n_edits: int) -> Run:
+def bench_view(page, server: Server, path: str) -> Traffic:
+    """Go to ``path``'s benchmark view (its threshold boxes, the curve open); the page's
+    traffic, once it is quiet."""
+    traffic = Traffic(page, server.url)
+    page.goto(server.url + "/" + make_query({}, path.rsplit("/", 1)[0]))
+    page.wait_for_selector(box_selector(path), timeout=120_000)
+    page.wait_for_selector("#grid .ag-cell[col-id='o']")
+    traffic.wait_idle(quiet_ms=500)
+    return traffic
+
+
+def measure(checkout: Path, data_dir: Path, browser, ds, n_edits: int) -> Run:
     """One run of ``checkout``'s server on ``data_dir``."""
     cfg, path, plan = ds
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
     run = Run()
-    t_spawn = time.time()
-    proc = spawn(checkout, cache, data_dir, port)
     page = None
-    try:
-        page, run.first_s = first_rows(browser, url, proc, t_spawn)
-        traffic = Traffic(page, url)
-        page.goto(url + "/" + make_query({}, path.rsplit("/", 1)[0]))
-        page.wait_for_selector(box_selector(path), timeout=120_000)
-        page.wait_for_selector("#grid .ag-cell[col-id='o']")
-        traffic.wait_idle(quiet_ms=500)
-        edits(page, traffic, proc, path, plan, cfg.scale, n_edits, run)
-    finally:
-        if page is not None:
-            page.context.close()
-        proc.terminate()
-        proc.wait(timeout=30)
+    with Server(data_dir, checkout) as server:
+        try:
+            page, run.first_s = first_rows(browser, server)
+            traffic = bench_view(page, server, path)
+            edits(page, traffic, server, path, plan, cfg.scale, n_edits, run)
+        finally:
+            if page is not None:
+                page.context.close()
     return run
 
 
@@ -536,55 +429,38 @@ def cpu_self(profile: dict, p1: float, lo: float, hi: float, by_function=False) 
     return out
 
 
-def phase_summary(phases: list[list]) -> dict[str, tuple[float, float]]:
-    """{phase: (median start ms from Enter, median duration ms)} over the edits."""
-    out = {}
-    for tag in sorted({p[0] for p in phases}):
-        ps = [p for p in phases if p[0] == tag]
-        out[tag] = (med(p[1] for p in ps), med(p[2] for p in ps))
-    return out
-
-
-def profile_now(checkout: Path, cache: Path, data_dir: Path, browser, ds, n_edits: int) -> None:
+def profile_now(checkout: Path, data_dir: Path, browser, ds, n_edits: int) -> None:
     """NOW alone: phases of each edit (the wrapped hooks) and a CPU profile of the edits."""
     cfg, path, plan = ds
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    proc = spawn(checkout, cache, data_dir, port)
     page = None
-    try:
-        page, first = first_rows(browser, url, proc, time.time())
-        print(f"  first rows {first:.2f} s from spawn; " + page.evaluate(PAGE_LOAD), flush=True)
-        traffic = Traffic(page, url)
-        page.goto(url + "/" + make_query({}, path.rsplit("/", 1)[0]))
-        page.wait_for_selector(box_selector(path), timeout=120_000)
-        traffic.wait_idle(quiet_ms=500)
-        page.evaluate(PHASES_JS)
-        cdp = page.context.new_cdp_session(page)
-        cdp.send("Profiler.enable")
-        cdp.send("Profiler.setSamplingInterval", {"interval": 100})
-        run = Run()
-        edits(page, traffic, proc, path, plan, cfg.scale, n_edits, run, cdp)
-        report_profile(run, page.evaluate("() => window.__mpl.phases"))
-    finally:
-        if page is not None:
-            page.context.close()
-        proc.terminate()
-        proc.wait(timeout=30)
+    with Server(data_dir, checkout) as server:
+        try:
+            page, first = first_rows(browser, server)
+            print(f"  first rows {first:.2f} s from spawn; " + page.evaluate(PAGE_LOAD), flush=True)
+            traffic = bench_view(page, server, path)
+            page.evaluate(PHASES_JS)
+            cdp = page.context.new_cdp_session(page)
+            cdp.send("Profiler.enable")
+            cdp.send("Profiler.setSamplingInterval", {"interval": 100})
+            run = Run()
+            edits(page, traffic, server, path, plan, cfg.scale, n_edits, run, cdp)
+            report_profile(run, page.evaluate("() => window.__mpl.phases"))
+        finally:
+            if page is not None:
+                page.context.close()
 
 
 def report_profile(run: Run, phases: list) -> None:
-    s = summary([run])
-    print(f"  edits {[round(e['paint']) for e in run.edits]} ms (rows right in the DOM: median "
-          f"{s['edit DOM']:.0f} ms; painted: {s['edit']:.0f} ms)")  # fmt: skip
-    for tag, (start, dur) in phase_summary(phases).items():
-        print(f"  {tag}: starts {start:.1f} ms after Enter, lasts {dur:.1f} ms (medians)")
+    rows = [Row("edit painted", [e["paint"] for e in run.edits]),
+            Row("edit, rows right in the DOM", [e["dom"] for e in run.edits])]  # fmt: skip
+    for tag in sorted({ph[0] for ph in phases}):
+        rows.append(Row(f"{tag}: starts after Enter", [ph[1] for ph in phases if ph[0] == tag]))
+        rows.append(Row(f"{tag}: lasts", [ph[2] for ph in phases if ph[0] == tag]))
     for key, what in (("cpu", "script"), ("cpu_fn", "function")):
         cpu = mean_cpu(run.edits, key)
-        top = sorted(cpu.items(), key=lambda kv: -kv[1])[:10]
-        print(f"  CPU of the main thread from Enter to the rows right by {what}, ms per edit "
-              f"(mean; {sum(cpu.values()):.0f} ms busy): "
-              + ", ".join(f"{k} {v:.1f}" for k, v in top))  # fmt: skip
+        for k, v in sorted(cpu.items(), key=lambda kv: -kv[1])[:10]:
+            rows.append(Row(f"main-thread CPU, Enter to rows right, by {what}: {k} (mean)", [v]))
+    print_table(rows)
 
 
 def mean_cpu(edits: list[dict], key: str) -> dict[str, float]:
@@ -600,102 +476,73 @@ def mean_cpu(edits: list[dict], key: str) -> dict[str, float]:
 # ------------------------------------------------------------------------------------------------
 
 
-def med(xs) -> float:
-    xs = [x for x in xs if x is not None and not math.isnan(x)]
-    return statistics.median(xs) if xs else math.nan
-
-
-def most(xs) -> float:
-    xs = [x for x in xs if x is not None and not math.isnan(x)]
-    return max(xs) if xs else math.nan
-
-
-def summary(runs: list[Run]) -> dict:
-    """Medians over every timed edit of the rounds (first rows and RSS: over the rounds; the
-    requests: the most of one edit)."""
-    es = [e for r in runs for e in r.edits]
-    return {
-        "edit": med(e["paint"] for e in es),
-        "edit DOM": med(e["dom"] for e in es),
-        "requests waited (most in one edit)": most(e["req"] for e in es),
-        "curve": med(e["curve"] for e in es),
-        "requests before curve (most)": most(e["req_curve"] for e in es),
-        "first rows": med(r.first_s for r in runs),
-        "RSS": med(r.rss_mib for r in runs),
-        "n": len(es),
-        "rounds": " ".join(f"{med(e['paint'] for e in r.edits):.0f}" for r in runs),
-    }
-
-
-#: measure -> (unit, format, index into TARGETS' tuple or None)
+#: measure -> (unit, what of an edit or of a run, index into TARGETS' tuple or None)
 MEASURES = {
-    "edit": ("ms", "{:.0f}", 1),
-    "edit DOM": ("ms", "{:.0f}", None),
-    "requests waited (most in one edit)": ("", "{:.0f}", 2),
-    "curve": ("ms", "{:.0f}", None),
-    "requests before curve (most)": ("", "{:.0f}", None),
-    "first rows": ("s", "{:.2f}", 0),
-    "RSS": ("MiB", "{:.0f}", 3),
+    "edit": ("ms", lambda r: [e["paint"] for e in r.edits], 1),
+    "edit DOM": ("ms", lambda r: [e["dom"] for e in r.edits], None),
+    "requests waited": ("", lambda r: [e["req"] for e in r.edits], 2),
+    "curve": ("ms", lambda r: [e["curve"] for e in r.edits], None),
+    "requests before curve": ("", lambda r: [e["req_curve"] for e in r.edits], None),
+    "first rows": ("s", lambda r: [r.first_s], 0),
+    "RSS": ("MiB", lambda r: [r.rss_mib], 3),
 }
 
 
-def fmt(v: float, form: str) -> str:
-    return "n/a" if v is None or math.isnan(v) else form.format(v)
-
-
-def table_rows(name: str, size: str, before: dict, now: dict) -> list[str]:
+def rows(name: str, runs: dict[str, list[Run]]) -> list[Row]:
+    """Per measure a row per checkout (edits of every round; first rows and RSS: one value a
+    round; the requests: read their max), NOW's ratio to BEFORE's."""
     out = []
-    for m, (unit, form, ti) in MEASURES.items():
-        b, n = before[m], now[m]
-        ratio = f"{b / n:.2f}" if n and not math.isnan(b) and not math.isnan(n) else "n/a"
-        target, met = "", ""
-        if ti is not None and name in TARGETS:
-            t = TARGETS[name][ti]
-            target = f"<= {t}"
-            met = "n/a" if math.isnan(n) else ("met" if n <= t else "MISSED")
-        label = f"{m} ({unit})" if unit else m
-        out.append(
-            f"| {name} {size}".rstrip()
-            + f" | {label} | {fmt(b, form)} | {fmt(n, form)} | {ratio} | {target} | {met} |"
-        )
+    for m, (unit, get, _t) in MEASURES.items():
+        for tag, rs in runs.items():
+            vs = f"{name} before: {m}" if tag == "now" and "before" in runs else None
+            out.append(Row(f"{name} {tag}: {m}", [v for r in rs for v in get(r)], unit, vs))
     return out
 
 
-def curve_note(name: str, now: dict) -> str | None:
-    waited = now["requests before curve (most)"]
-    if math.isnan(now["curve"]):
+def targets_note(name: str, now: list[Run]) -> str | None:
+    """Which of NOW's targets are met (the edit, first rows, RSS: medians; requests: most)."""
+    if name not in TARGETS:
+        return None
+    parts = []
+    for m, (unit, get, ti) in MEASURES.items():
+        if ti is None:
+            continue
+        vals = [v for r in now for v in get(r)]
+        v = max(finite(vals), default=math.nan) if m == "requests waited" else median(vals)
+        t = TARGETS[name][ti]
+        met = "n/a" if math.isnan(v) else ("met" if v <= t else "MISSED")
+        parts.append(f"{m} <= {t}{unit}: {met}")
+    return f"{name} targets (now): " + "; ".join(parts)
+
+
+def curve_note(name: str, now: list[Run]) -> str | None:
+    curve = median(e["curve"] for r in now for e in r.edits)
+    waited = max(finite(e["req_curve"] for r in now for e in r.edits), default=math.nan)
+    if math.isnan(curve):
         return f"{name}: curve not measured (no curve point changed or none drawn)"
     if waited > 0:
         return (
             f"{name}: the curve of NOW still waits for the server ({waited:.0f} request(s) before "
-            "its points are right): the curve in the browser is not in this checkout yet; its "
-            "figures are those of the server-drawn curve"
+            "its points are right)"
         )
     return None
 
 
-def load() -> str:
-    return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
-
-
-def run_dataset(name, cfg, raw, d, checkouts, browser, args, cache) -> tuple[dict, dict]:
+def run_dataset(name, cfg, raw, d, trees, browser, args) -> dict[str, list[Run]]:
     path = influential_metric(cfg)
     ds = (cfg, path, edit_plan(raw, cfg, path))
-    runs: dict[str, list[Run]] = {"before": [], "now": []}
-    for r in range(args.rounds):
-        order = ("before", "now") if r % 2 == 0 else ("now", "before")
-        for tag in order:
-            try:
-                run = measure(checkouts[tag], cache / tag, d, browser, ds, args.edits)
-            except Exception as err:  # noqa: BLE001 (one failed run: said, the others kept)
-                print(f"  {name} round {r + 1} {tag} FAILED: {str(err)[:300]} "
-                      f"(server output: {cache / tag / 'serve.log'})", flush=True)  # fmt: skip
-                continue
-            runs[tag].append(run)
-            print(f"  {name} round {r + 1} {tag}: first rows {run.first_s:.2f} s, edits "
-                  f"{[round(e['paint']) for e in run.edits]} ms, RSS {run.rss_mib:.0f} MiB, "
-                  f"{load()}", flush=True)  # fmt: skip
-    return summary(runs["before"]), summary(runs["now"])
+    runs: dict[str, list[Run]] = {tag: [] for tag in trees}
+    for r, tag in interleave(list(trees), args.rounds):
+        try:
+            run = measure(trees[tag], d, browser, ds, args.edits)
+        except Exception as err:  # noqa: BLE001 (one failed run: said, the others kept)
+            print(f"  {name} round {r + 1} {tag} FAILED: {str(err)[:300]}", flush=True)
+            continue
+        runs[tag].append(run)
+        print(f"  {name} round {r + 1} {tag}: first rows {run.first_s:.2f} s, edits "
+              f"{[round(e['paint']) for e in run.edits]} ms, RSS {run.rss_mib:.0f} MiB, "
+              f"{load_average()}", flush=True)  # fmt: skip
+    return runs
 
 
 def commit_of(checkout: Path) -> str:
@@ -716,48 +563,47 @@ def parse(argv) -> argparse.Namespace:
     p.add_argument("--only", default="ml-peg,1000x1000,10000x339")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds per checkout")
     p.add_argument("--edits", type=int, default=8, help="timed edits per round")
-    p.add_argument("--before", default="/work/wt/before", help="checkout of the previous design")
-    p.add_argument("--now", default="/work/main", help="checkout of the design measured")
+    p.add_argument("--before", default=None, metavar="DIR", help="a checkout compared with NOW")
+    p.add_argument(
+        "--now", default=None, metavar="DIR", help="the checkout measured (default: this one)"
+    )
     p.add_argument("--profile", action="store_true", help="NOW alone: phases and CPU profile")
     p.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "ml-peg-like-bench-edit"))
     return p.parse_args(argv)
 
 
-def compare(browser, args, checkouts, cache) -> None:
-    lines, notes = [], []
-    for name, cfg, raw, d in datasets(args.only.split(","), Path(args.data)):
-        before, now = run_dataset(name, cfg, raw, d, checkouts, browser, args, cache)
-        size = f"{len(raw.models)}x{len(cfg.metric_ids())}"
-        lines += table_rows(name, "" if size == name else size, before, now)
-        notes.append(f"{name}: {now['n']} edits timed per checkout; edit ms per round: "
-                     f"before {before['rounds']}, now {now['rounds']}")  # fmt: skip
-        notes += [n for n in [curve_note(name, now)] if n]
-    print("\n| data set | measure | before | now | ratio before/now | target (now) | met |")
-    print("|---|---|---|---|---|---|---|")
-    print("\n".join(lines))
-    print("\n".join(notes))
+def sets(args):
+    for name, cfg, raw in dashboard_sets(args.only.split(",")):
+        yield name, cfg, raw, write_dataset(name, cfg, raw, Path(args.data))
 
 
-def profile(browser, args, checkouts, cache) -> None:
-    for name, cfg, raw, d in datasets(args.only.split(","), Path(args.data)):
+def compare(browser, args, trees) -> None:
+    for name, cfg, raw, d in sets(args):
+        runs = run_dataset(name, cfg, raw, d, trees, browser, args)
+        size = f"{len(raw.models)} models x {len(cfg.metric_ids())} metrics"
+        print_table(rows(name, runs), f"{name}: {size}")
+        for note in (targets_note(name, runs["now"]), curve_note(name, runs["now"])):
+            if note:
+                print(note)
+
+
+def profile(browser, args, trees) -> None:
+    for name, cfg, raw, d in sets(args):
         path = influential_metric(cfg)
-        print(f"{name}: NOW, {args.edits} edits of {path}.good, {load()}", flush=True)
+        print(f"{name}: NOW, {args.edits} edits of {path}.good, {load_average()}", flush=True)
         ds = (cfg, path, edit_plan(raw, cfg, path))
-        profile_now(checkouts["now"], cache / "now", d, browser, ds, args.edits)
+        profile_now(trees["now"], d, browser, ds, args.edits)
 
 
 def main(argv=None) -> int:
     args = parse(argv)
-    checkouts = {"before": Path(args.before).resolve(), "now": Path(args.now).resolve()}
-    cache = Path(args.data) / "pycache"
+    trees = checkouts(None if args.profile else args.before, args.now or ROOT)
     t_start = time.perf_counter()
-    print(f"start: {load()}; Chromium {CHROMIUM_ARGS}; "
-          + "; ".join(f"{t}={c} ({commit_of(c)})" for t, c in checkouts.items()), flush=True)  # fmt: skip
-    for tag, c in checkouts.items():
-        check_checkout(c, cache / tag)
+    print(f"start: {load_average()}; Chromium {list(CHROMIUM_ARGS)}; "
+          + "; ".join(f"{t}={c} ({commit_of(c)})" for t, c in trees.items()), flush=True)  # fmt: skip
     with chromium() as browser:
-        (profile if args.profile else compare)(browser, args, checkouts, cache)
-    print(f"end: {load()}; {time.perf_counter() - t_start:.0f} s in all", flush=True)
+        (profile if args.profile else compare)(browser, args, trees)
+    print(f"end: {load_average()}; {time.perf_counter() - t_start:.0f} s in all", flush=True)
     return 0
 
 

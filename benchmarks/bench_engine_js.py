@@ -1,6 +1,6 @@
 """The JavaScript engine (assets/engine.js) in headless Chromium vs the Python engine, same run.
 
-    python benchmarks/bench_engine_js.py [--repeat 15] [--anchors ../shared/anchors]
+    python -m benchmarks.bench_engine_js [--repeat 15] [--anchors ../shared/anchors]
 
 Scales: ML-PEG's full tree (339 metrics; from the anchors' configs, else a synthetic tree of
 the same size) with 30 and 10,000 models, and 1,000 models x 1,000 metrics (the mixed tree of
@@ -15,10 +15,6 @@ the ratio Python / JS full. Timing printout only: the numbers are compared by te
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,19 +23,16 @@ import ml_peg_like as mpl
 from ml_peg_like.bundle import make_bundle
 from ml_peg_like.scoring import score_values
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
-from browser_utils import chromium  # noqa: E402
-from datasets import mixed_config  # noqa: E402
+from .datasets import ANCHORS, mixed_config
+from .harness import ROOT, Row, chromium, print_table, timed
 
-ENGINE_JS = HERE.parent / "assets" / "engine.js"
+ENGINE_JS = ROOT / "assets" / "engine.js"
 
 TIME_JS = """([bundle, edits, repeat]) => {
   const t0 = performance.now();
   const board = mplEngine.prepare(bundle);
   const prep = performance.now() - t0;
-  const med = (a) => { a.sort((x, y) => x - y); return [a[a.length >> 1], a[0]]; };
+  const med = (a) => a;  // every time: the medians are Python's (harness.median)
   // call k scores pair[k % 2]: two alternating states, so every call has a change to make
   const run = (pair, cold) => {
     const t = [];
@@ -61,7 +54,7 @@ TIME_JS = """([bundle, edits, repeat]) => {
     for (let i = 0; i < x.length; i++) { const v = x[i]; out[i] = v < 0 ? 0 : v > 1 ? 1 : v; }
     floor.push(performance.now() - s);
   }
-  return { prepare: [prep, prep], full: run([{}, {}], true), threshold: run(edits.threshold, false),
+  return { prepare: [prep], full: run([{}, {}], true), threshold: run(edits.threshold, false),
            weight: run(edits.weight, false), floor: med(floor) };
 }"""
 
@@ -102,26 +95,36 @@ def edits(cfg: mpl.Config) -> dict:
     return {"threshold": threshold, "weight": [{path: {"weight": m.weight + 1}}, {}]}
 
 
-def python_median(values, models, cfg, repeat: int) -> tuple[float, float]:
-    """The Python engine's full scoring (``score_values`` of a new config each time): median
-    and minimum, ms."""
-    times = []
-    for k in range(repeat):
-        c = cfg.apply_changes(edits(cfg)["threshold"][k % 2])
-        t = time.perf_counter()
-        score_values(values, models, c)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1e3, min(times) * 1e3
+def python_ms(values, models, cfg, repeat: int) -> list[float]:
+    """The Python engine's full scoring (``score_values`` of a new config each time), ms."""
+    states = edits(cfg)["threshold"]
+    cfgs = [cfg.apply_changes(states[k % 2]) for k in range(repeat)]
+    it = iter(cfgs)
+    ts, _ = timed(lambda: score_values(values, models, next(it)), repeat)
+    return [t * 1e3 for t in ts]
 
 
-HEAD = ("scale", "prepare", "JS full", "JS edit", "JS weight", "1 pass", "Python", "Py/JS full")
+def measure(page, name: str, cfg: mpl.Config, n: int, repeat: int) -> list[Row]:
+    """The rows of one scale: the JS engine's phases and the Python engine's full scoring."""
+    models = ["model0", *[f"model{i}" for i in range(1, n)]]
+    values = values_for(cfg, n)
+    bundle = make_bundle(cfg, values, models=models)
+    js = page.evaluate(TIME_JS, [bundle, edits(cfg), repeat])
+    full = f"{name}: JS full"
+    return [
+        Row(f"{name}: JS prepare", js["prepare"]),
+        Row(full, js["full"]),
+        Row(f"{name}: JS threshold edit", js["threshold"], vs=full),
+        Row(f"{name}: JS weight edit", js["weight"], vs=full),
+        Row(f"{name}: 1 bare pass", js["floor"], vs=full),
+        Row(f"{name}: Python score_values", python_ms(values, models, cfg, repeat), vs=full),
+    ]
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=15)
-    default = os.environ.get("MPL_ANCHORS") or str(HERE.parents[1] / "shared" / "anchors")
-    ap.add_argument("--anchors", default=default)
+    ap.add_argument("--anchors", default=str(ANCHORS))
     args = ap.parse_args(argv)
     mlpeg = mlpeg_tree(Path(args.anchors))
     scales = [
@@ -129,25 +132,18 @@ def main(argv=None) -> int:
         ("1,000 x 1,000", mixed_config(1000, 100, 10), 1000),
         (f"10,000 x {len(mlpeg.metric_paths())}", mlpeg, 10_000),
     ]
-    print("".join(f"{h:>16}" if i else f"{h:<18}" for i, h in enumerate(HEAD)))
+    rows = []
     with chromium() as browser:
         page = browser.new_page()
         page.set_content("<!doctype html><html><body></body></html>")
         page.add_script_tag(path=str(ENGINE_JS))
         for name, cfg, n in scales:
-            models = ["model0", *[f"model{i}" for i in range(1, n)]]
-            values = values_for(cfg, n)
-            bundle = make_bundle(cfg, values, models=models)
-            js = page.evaluate(TIME_JS, [bundle, edits(cfg), args.repeat])
-            py = python_median(values, models, cfg, args.repeat)
-            cells = [js["prepare"], js["full"], js["threshold"], js["weight"], js["floor"], py]
-            ratio = py[0] / max(js["full"][0], 1e-3)
-            text = "".join(f"{f'{v[0]:.1f} ({v[1]:.1f})':>14}ms" for v in cells)
-            print(f"{name:<18}{text}{ratio:>16.1f}")
+            rows += measure(page, name, cfg, n, args.repeat)
+    print_table(rows)
     print(
-        "median (minimum) ms. JS: mplEngine.score in headless Chromium (performance.now); full = a first "
-        "scoring (nothing kept), edit / weight = one metric's threshold / weight changed "
-        "between calls; 1 pass = one bare clip loop over the matrix in the same page (the "
+        "JS: mplEngine.score in headless Chromium (performance.now); full = a first scoring "
+        "(nothing kept), threshold / weight edit = one metric's threshold / weight changed "
+        "between calls; 1 bare pass = one clip loop over the matrix in the same page (the "
         "machine's floor). Python: score_values."
     )
     return 0

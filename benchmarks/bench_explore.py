@@ -1,57 +1,53 @@
-#!/usr/bin/env python
 """Edit latency with the Explore view open vs closed, in headless Chromium.
 
-One server, one browser, two pages: the overview (``?``, Explore closed) and the Explore view
-(``?v=explore&x=<first category>&y=overall``). The same category-weight edit is committed on
-both pages in turn (A/B interleaved, the page that goes first alternates), so that the load of a
-shared machine hits both alike. Two times from the Enter keydown: "table", the first DOM state
-where every rendered Overall cell shows the engine's value (a MutationObserver), on both pages;
-and on the Explore page "scatter drawn", the later of the table and the first animation frame at
-which the scatter's points hold the new overall scores (a poll on every frame: the scatter is
-drawn after the table's paint, assets/plots.js). Also the server-side cost of the Explore part
-alone (``explore.fill``: values, Pareto front, the figure) per edit.
+One server per checkout (``ml-peg-like serve DIR``), one browser, two pages per server: the
+overview (``?``, Explore closed) and the Explore view (``?v=explore&x=<first category>&y=overall``).
+The same category-weight edit is committed on every page in turn (the order rotating, and
+reversed every other edit), so that the load of a shared machine hits all alike. Two times from
+the Enter keydown: "table", the first DOM state where every rendered Overall cell shows the
+engine's value (a MutationObserver), on both pages; and on the Explore page "scatter drawn", the
+later of the table and the first animation frame at which the scatter's points hold the new
+overall scores (a poll on every frame). Also the server-side cost of the Explore part alone
+(``explore.fill``: values, Pareto front, the figure) per edit, in this process.
 
-    python benchmarks/bench_explore.py [--edits 10] [--only ml-peg,1000x1000] [--gl N]
-    python benchmarks/bench_explore.py --base /work/main --data /tmp/benchdata/ml-peg --edits 20
+    python -m benchmarks.bench_explore [--edits 10] [--only ml-peg,1000x1000] [--data DIR]
+        [--before DIR]
 
-``--base CHECKOUT --data DIR``: A/B against another checkout in one run: ``ml-peg-like serve``
-of a copy of DIR from this tree and from CHECKOUT (``python -m ml_peg_like`` run there), four
-pages (each server's overview and Explore view) in one browser, every edit typed into all four
-in a rotating order; prints both trees' medians and open / closed ratios.
-
-``--data DIR`` alone: that data set instead of the generated ones (e.g. ``/work/data/ml-peg``
-when the ML-PEG anchors are not beside the checkout).
-
-``--gl N``: Plotly ``scattergl`` above N points (default: the dashboard's own threshold), e.g.
-``--gl 5000`` to measure SVG ``scatter`` at 1,000 models.
+``--data DIR``: that data set directory instead of the generated ones (e.g. ``/work/data/ml-peg``
+when the ML-PEG anchors are not beside the checkout). ``--before DIR``: that checkout too, its
+pages in the same rotation; both checkouts' medians and open / closed ratios are printed.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import socket
+import contextlib
+import json
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT / "tests"))
+import plotly.utils
 
-from bench_dashboard import INSTALL, datasets, wait_health  # noqa: E402
-from browser_utils import chromium, live_server  # noqa: E402
+from ml_peg_like import load_dataset, score
+from ml_peg_like.dashboard import create_app
+from ml_peg_like.dashboard.components import explore as ev
+from ml_peg_like.numfmt import fmt_score
 
-from ml_peg_like import load_dataset, score  # noqa: E402
-from ml_peg_like.dashboard import create_app, figures  # noqa: E402
-from ml_peg_like.dashboard.components import explore as ev  # noqa: E402
-from ml_peg_like.dashboard.tables import fmt_score  # noqa: E402
+from .datasets import dashboard_sets, write_dataset
+from .harness import (
+    Row,
+    Server,
+    add_before,
+    checkouts,
+    chromium,
+    load_average,
+    new_page,
+    print_table,
+)
+from .page import INSTALL
 
 GRAPH_OK = """(exp) => { const g = document.querySelector('#explore-graph .js-plotly-plot');
   if (!g || !g.data) return false;
@@ -69,12 +65,8 @@ ARM_GRAPH = """(exp) => { const ok = GRAPH_OK;
     requestAnimationFrame(poll); }); }"""
 
 
-def server_side(cfg, raw, n=20) -> float:
-    """Median ms of explore.fill (the scatter of overall vs the first category) per edit."""
-    import json
-
-    import plotly.utils
-
+def server_side(cfg, raw, n=20) -> list[float]:
+    """ms of explore.fill (the scatter of overall vs the first category) per edit."""
     app = create_app(cfg, raw, robustness=False)
     cache = app.score_cache
     sel = dict(ev.defaults(cache), x=cfg.categories[0].name, y="overall")
@@ -96,16 +88,15 @@ def server_side(cfg, raw, n=20) -> float:
         )
         json.dumps(out, cls=plotly.utils.PlotlyJSONEncoder)  # what goes over the wire
         ts.append((time.perf_counter() - t) * 1000)
-    return statistics.median(ts)
+    return ts
 
 
 def _open(browser, url: str, query: str, explore: bool):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = ctx.new_page()
-    page.goto(url + "/" + query)
-    page.wait_for_selector("#grid .ag-cell[col-id='o']")
+    page = new_page(browser)
+    page.goto(url + "/" + query, timeout=120_000)
+    page.wait_for_selector("#grid .ag-cell[col-id='o']", timeout=120_000)
     if explore:
-        page.wait_for_selector("#explore-graph .js-plotly-plot")
+        page.wait_for_selector("#explore-graph .js-plotly-plot", timeout=120_000)
     page.wait_for_timeout(300)
     page.evaluate(INSTALL)
     return page
@@ -127,141 +118,99 @@ def _edit(page, path: str, w: float, expected: dict, exp_y: dict | None) -> tupl
     return t_grid - t0, t_end - t0
 
 
-def interleaved(cfg, raw, n: int) -> dict[str, list[float]]:
-    app = create_app(cfg, raw, robustness=False)
+def edit_values(cfg, raw, k: int):
+    """The ``k``-th weight of the first category and what the pages must show after it."""
     cat = cfg.categories[0].name
-    path = f"{cat}.weight"
-    res: dict[str, list[float]] = {"closed": [], "open_grid": [], "open": []}
-    with live_server(app) as url, chromium() as b:
-        closed = _open(b, url, "", False)
-        opened = _open(b, url, f"?v=explore&x={quote(cat)}&y=overall", True)
-        for k in range(n):
-            w = [2.0, 0.5, 3.0, 0.25][k % 4] + k * 1e-3
-            new = score(raw, cfg.apply_changes({cat: {"weight": w}}))
-            ov = new.overall["score"]
-            expected = {m: fmt_score(v, cfg.scale) for m, v in ov.items()}
-            exp_y = {m: round(float(v), 12) for m, v in ov.items() if v == v}
-            order = (closed, opened) if k % 2 == 0 else (opened, closed)
-            for page in order:
-                if page is closed:
-                    res["closed"].append(_edit(page, path, w, expected, None)[1])
-                else:
-                    g, e = _edit(page, path, w, expected, exp_y)
-                    res["open_grid"].append(g)
-                    res["open"].append(e)
-                page.wait_for_timeout(150)
+    w = [2.0, 0.5, 3.0, 0.25][k % 4] + k * 1e-3
+    ov = score(raw, cfg.apply_changes({cat: {"weight": w}})).overall["score"]
+    expected = {m: fmt_score(v, cfg.scale) for m, v in ov.items()}
+    exp_y = {m: round(float(v), 12) for m, v in ov.items() if v == v}
+    return w, expected, exp_y
+
+
+def rotated(pages: list, k: int) -> list:
+    """The pages in edit ``k``'s order: rotated by ``k``, reversed every other edit."""
+    order = pages[k % len(pages) :] + pages[: k % len(pages)]
+    return order if k % 2 == 0 else order[::-1]
+
+
+def run_edits(pages: list, cfg, raw, n: int) -> dict:
+    """``n`` edits typed into every page (tag, open?, page); {(tag, measure): ms per edit}."""
+    path = f"{cfg.categories[0].name}.weight"
+    res: dict = {}
+    for k in range(n):
+        w, expected, exp_y = edit_values(cfg, raw, k)
+        for tag, is_open, page in rotated(pages, k):
+            g, e = _edit(page, path, w, expected, exp_y if is_open else None)
+            if is_open:
+                res.setdefault((tag, "open_grid"), []).append(g)
+                res.setdefault((tag, "open"), []).append(e)
+            else:
+                res.setdefault((tag, "closed"), []).append(e)
+            page.wait_for_timeout(150)
     return res
 
 
-@contextmanager
-def served(tree: Path, data_dir: Path):
-    """``ml-peg-like serve data_dir`` of the package in ``tree`` (a subprocess); yields its URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, "-m", "ml_peg_like", "serve", str(data_dir), "--port", str(port)]
-    proc = subprocess.Popen(
-        cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        wait_health(proc, url, time.perf_counter(), str(tree))
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
-def ab(base: Path, data: Path, n: int) -> None:
-    """This tree against ``base``: four pages, every edit in all four, the order rotating."""
+def measure(trees: dict, data: Path, n: int) -> dict:
+    """Every checkout's server on ``data``, its overview and Explore page, ``n`` edits."""
     cfg, raw = load_dataset(data)
-    cat = cfg.categories[0].name
-    path = f"{cat}.weight"
-    trees = {"base": base, "new": ROOT}
-    res = {(t, k): [] for t in trees for k in ("closed", "open_grid", "open")}
-    with tempfile.TemporaryDirectory() as tmp, chromium() as b:
-        urls = {}
-        stack = []
-        for t, tree in trees.items():
-            d = Path(tmp) / t  # a copy: serve may write its cache beside the data
-            shutil.copytree(data, d)
-            cm = served(tree, d)
-            urls[t] = cm.__enter__()
-            stack.append(cm)
-        try:
-            pages = []
-            for t in trees:
-                pages.append((t, False, _open(b, urls[t], "", False)))
-                q = f"?v=explore&x={quote(cat)}&y=overall"
-                pages.append((t, True, _open(b, urls[t], q, True)))
-            for k in range(n):
-                w = [2.0, 0.5, 3.0, 0.25][k % 4] + k * 1e-3
-                ov = score(raw, cfg.apply_changes({cat: {"weight": w}})).overall["score"]
-                expected = {m: fmt_score(v, cfg.scale) for m, v in ov.items()}
-                exp_y = {m: round(float(v), 12) for m, v in ov.items() if v == v}
-                order = pages[k % 4 :] + pages[: k % 4]
-                for t, is_open, page in order if k % 2 == 0 else order[::-1]:
-                    g, e = _edit(page, path, w, expected, exp_y if is_open else None)
-                    if is_open:
-                        res[(t, "open_grid")].append(g)
-                        res[(t, "open")].append(e)
-                    else:
-                        res[(t, "closed")].append(e)
-                    page.wait_for_timeout(150)
-        finally:
-            for cm in stack:
-                cm.__exit__(None, None, None)
-    for t, tree in trees.items():
-        med = {k: statistics.median(res[(t, k)]) for k in ("closed", "open_grid", "open")}
-        print(
-            f"{t:4s} ({tree}): {n} edits, table {med['closed']:.0f} ms closed vs "
-            f"{med['open_grid']:.0f} ms open ({100 * (med['open_grid'] / med['closed'] - 1):+.0f} %), "
-            f"scatter drawn {med['open']:.0f} ms ({100 * (med['open'] / med['closed'] - 1):+.0f} %); "
-            f"paired: {paired(res[(t, 'open')], res[(t, 'closed')])}",
-            flush=True,
-        )
+    q = f"?v=explore&x={quote(cfg.categories[0].name)}&y=overall"
+    with contextlib.ExitStack() as stack, chromium() as browser:
+        pages = []
+        for tag, tree in trees.items():
+            server = stack.enter_context(Server(data, tree))
+            server.wait_health()
+            pages.append((tag, False, _open(browser, server.url, "", False)))
+            pages.append((tag, True, _open(browser, server.url, q, True)))
+        return run_edits(pages, cfg, raw, n)
+
+
+def rows(name: str, trees: dict, res: dict) -> list[Row]:
+    out = []
+    for tag in trees:
+        closed = f"{name} {tag}: table, Explore closed"
+        out += [
+            Row(closed, res[(tag, "closed")]),
+            Row(f"{name} {tag}: table, Explore open", res[(tag, "open_grid")], vs=closed),
+            Row(f"{name} {tag}: scatter drawn, Explore open", res[(tag, "open")], vs=closed),
+        ]
+    return out
 
 
 def paired(opened: list[float], closed: list[float]) -> str:
     """The median and quartiles of the per-edit ratios open / closed (the same edit typed into
     both pages one after the other: less moved by the machine's load than the ratio of medians)."""
+    if len(opened) < 2:
+        return "n/a (fewer than two edits)"
     q = statistics.quantiles([o / c for o, c in zip(opened, closed, strict=True)], n=4)
     return f"median {100 * (q[1] - 1):+.0f} % (q25 {100 * (q[0] - 1):+.0f} %, q75 {100 * (q[2] - 1):+.0f} %)"
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser()
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--edits", type=int, default=10)
     p.add_argument("--only", default="ml-peg,1000x1000")
-    p.add_argument("--gl", type=int, default=None, help="scattergl above this many points")
-    p.add_argument("--base", default=None, help="A/B against this checkout (with --data)")
-    p.add_argument("--data", default=None, help="a data set directory (required with --base)")
+    p.add_argument("--data", default=None, help="a data set directory instead of --only's")
+    add_before(p)
     args = p.parse_args(argv)
-    if args.base:
-        ab(Path(args.base), Path(args.data), args.edits)
-        return 0
-    if args.gl is not None:
-        figures.GL_POINTS = args.gl
-    sets = datasets(set(args.only.split(",")))
-    if args.data:  # a data set directory instead of the generated ones
-        sets = [(Path(args.data).name, *load_dataset(args.data))]
-    for name, cfg, raw in sets:
-        r = interleaved(cfg, raw, args.edits)
-        med = {k: statistics.median(v) for k, v in r.items()}
-        fill = server_side(cfg, raw)
-        kind = "scattergl" if len(raw.models) > figures.GL_POINTS else "scatter"
-        print(
-            f"{name:7s} {len(raw.models):5d} models x {len(cfg.metric_paths()):5d} metrics "
-            f"({kind}), {args.edits} interleaved edits: table median {med['closed']:.0f} ms "
-            f"(Explore closed) vs {med['open_grid']:.0f} ms (Explore open): "
-            f"{100 * (med['open_grid'] / med['closed'] - 1):+.0f} %; scatter drawn "
-            f"{med['open']:.0f} ms (the later of table and scatter, Explore open): "
-            f"{100 * (med['open'] / med['closed'] - 1):+.0f} % of the closed table "
-            f"(paired {paired(r['open'], r['closed'])}); "
-            f"explore.fill {fill:.1f} ms server-side",
-            flush=True,
+    trees = checkouts(args.before)
+    if args.data:
+        sets = [(Path(args.data).name, Path(args.data))]
+    else:
+        root = Path(tempfile.mkdtemp(prefix="bench-explore-"))
+        sets = [
+            (n, write_dataset(n, c, r, root)) for n, c, r in dashboard_sets(args.only.split(","))
+        ]
+    for name, d in sets:
+        res = measure(trees, d, args.edits)
+        cfg, raw = load_dataset(d)
+        fill = Row(f"{name}: explore.fill per edit, server side", server_side(cfg, raw))
+        print_table(
+            rows(name, trees, res) + [fill], f"{name}: {len(raw.models)} models; {load_average()}"
         )
+        for tag in trees:
+            print(f"{name} {tag}: scatter drawn / table closed, paired per edit: "
+                  f"{paired(res[(tag, 'open')], res[(tag, 'closed')])}")  # fmt: skip
     return 0
 
 

@@ -1,105 +1,68 @@
-#!/usr/bin/env python
-"""When the overview's first rows can be read (fast start): one server per checkout,
-spawned as ``ml-peg-like serve DIR``, and one headless Chromium that opens each in turn (fresh
-context per load, loads interleaved so that load drift hits all alike). Per load, in ms from
-navigation (the page's own clock): the first contentful paint, the first rows readable (when
-the first view's best overall score was painted, from the browser's Element Timing entry,
+"""When the overview's first rows can be read (fast start): one server per checkout, spawned as
+``ml-peg-like serve DIR``, and one headless Chromium that opens each in turn (a fresh context
+per load, loads interleaved so that load drift hits all alike). Per load, in ms from navigation
+(the page's own clock): the first contentful paint, the first rows readable (when the first
+view's best overall score was painted, from the browser's Element Timing entry,
 ``dashboard/firstview.py``; where the page has none, when the grid had its rows) and when the
-grid had its rows (a poll each frame: a frame late at most). Prints the medians per checkout and their ratios to the first checkout.
+grid had its rows (a poll each frame: a frame late at most). Prints the medians per checkout
+and their ratios to the first checkout's.
 
-    python benchmarks/bench_firstview.py DATA_DIR CHECKOUT [CHECKOUT ...] [--loads 6]
+    python -m benchmarks.bench_firstview DATA_DIR CHECKOUT [CHECKOUT ...] [--loads 6]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import socket
-import statistics
-import subprocess
-import sys
-import time
-import urllib.request
+import contextlib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from bench_dashboard import FIRST_ROWS, PAINTED  # noqa: E402
-from browser_utils import chromium  # noqa: E402
+from .harness import Row, Server, chromium, new_page, prepare_checkout, print_table
+from .page import FIRST_ROWS, PAINTED
 
 FCP = "() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime"
-#: the grid had its rows (ms from navigation)
-GRID_ROWS_AT = "() => performance.now()"
+MEASURES = ("first contentful paint", "first rows readable", "grid rows")
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def one_load(browser, server: Server) -> dict[str, float]:
+    """The three times (ms from navigation) of one load in a fresh context."""
+    page = new_page(browser)
+    try:
+        page.goto(server.url + "/", wait_until="commit")
+        page.wait_for_function(FIRST_ROWS, timeout=120_000)
+        grid = page.evaluate("() => performance.now()")
+        painted = page.evaluate(PAINTED)
+        return {
+            "first contentful paint": page.evaluate(FCP) or float("nan"),
+            "first rows readable": painted if painted == painted else grid,  # NaN: none
+            "grid rows": grid,
+        }
+    finally:
+        page.context.close()
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("data")
+    p.add_argument("data", help="a dataset directory (config.yml + raw_metrics.csv)")
     p.add_argument("checkouts", nargs="+", help="directories holding an ml_peg_like package")
     p.add_argument("--loads", type=int, default=6)
     args = p.parse_args(argv)
-    servers = {}
-    try:
-        for tree in args.checkouts:
-            port = _port()
-            home = Path(tree).resolve()
-            env = dict(os.environ, PYTHONPATH=str(home))
-            data = str(Path(args.data).resolve())
-            cmd = [sys.executable, "-m", "ml_peg_like", "serve", data, "--port", str(port)]
-            # run from the checkout: ``-m`` puts the working directory first on the path
-            proc = subprocess.Popen(
-                cmd, env=env, cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
-            servers[tree] = (port, proc)
-        for port, _proc in servers.values():
-            deadline = time.time() + 120
-            while True:
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/health")
-                    break
-                except OSError:
-                    if time.time() > deadline:
-                        raise
-                    time.sleep(0.05)
-        got = {t: {"fcp": [], "readable": [], "grid": []} for t in args.checkouts}
+    trees = [prepare_checkout(Path(c)) for c in args.checkouts]
+    got = {(t, m): [] for t in range(len(trees)) for m in MEASURES}
+    with contextlib.ExitStack() as stack:
+        servers = [stack.enter_context(Server(args.data, tree)) for tree in trees]
+        for server in servers:
+            server.wait_health()
         with chromium() as browser:
             for _ in range(args.loads):
-                for tree, (port, _proc) in servers.items():
-                    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-                    page = ctx.new_page()
-                    page.goto(f"http://127.0.0.1:{port}/", wait_until="commit")
-                    page.wait_for_function(FIRST_ROWS, timeout=120_000)
-                    grid = page.evaluate(GRID_ROWS_AT)
-                    painted = page.evaluate(PAINTED)
-                    readable = painted if painted == painted else grid  # NaN: no first view
-                    got[tree]["fcp"].append(page.evaluate(FCP) or float("nan"))
-                    got[tree]["readable"].append(readable)
-                    got[tree]["grid"].append(grid)
-                    ctx.close()
-        first = args.checkouts[0]
-        base = {k: statistics.median(v) for k, v in got[first].items()}
-        print("checkout | first contentful paint ms | first rows readable ms | grid rows ms")
-        for tree in args.checkouts:
-            med = {k: statistics.median(v) for k, v in got[tree].items()}
-            ratio = " ".join(f"{k} x{med[k] / base[k]:.2f}" for k in med)
-            print(
-                f"{tree} | {med['fcp']:.0f} | {med['readable']:.0f} | {med['grid']:.0f} | "
-                f"vs {first}: {ratio} | readable per load "
-                f"{[round(x) for x in got[tree]['readable']]}"
-            )
-    finally:
-        for _unused, proc in servers.values():
-            proc.terminate()
-            proc.wait()
+                for t, server in enumerate(servers):
+                    for m, v in one_load(browser, server).items():
+                        got[(t, m)].append(v)
+    rows = []
+    for m in MEASURES:
+        for t, tree in enumerate(trees):
+            vs = f"{trees[0]}: {m}" if t else None
+            rows.append(Row(f"{tree}: {m}", got[(t, m)], vs=vs))
+    print_table(rows)
     return 0
 
 

@@ -1,6 +1,6 @@
 """Bounded load test of the dashboard under gunicorn, on loopback only; it stops by itself.
 
-    python benchmarks/bench_load.py [--users 20] [--requests 100] [--workers 4]
+    python -m benchmarks.bench_load [--users 20] [--requests 100] [--workers 4]
 
 1. Writes the ML-PEG-scale data set (30 models, 77 benchmarks, 339 metrics, 18 categories).
 2. Starts ``ml-peg-like serve DIR --workers N`` (gunicorn) on 127.0.0.1 and a free port.
@@ -17,54 +17,20 @@ import argparse
 import copy
 import http.client
 import json
-import socket
-import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from datasets import mlpeg_scale  # noqa: E402
-
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_ready(port: int, timeout: float = 60) -> None:
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/health")
-            if conn.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise SystemExit("server did not become ready")
+from .datasets import mlpeg_scale
+from .harness import Row, Server, chromium, new_page, print_table
 
 
 def capture_edit(port: int) -> tuple[dict, str, str, float]:
     """One real threshold edit in Chromium: (request body, box id JSON, path, old value)."""
-    from playwright.sync_api import sync_playwright
-
     bodies: list[dict] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=LAUNCH_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
+    with chromium() as browser:
+        page = new_page(browser)
         page.goto(f"http://127.0.0.1:{port}/")
         page.wait_for_selector(".ag-row", timeout=30000)
         # go to the first benchmark view: its boxes hold thresholds
@@ -89,7 +55,6 @@ def capture_edit(port: int) -> tuple[dict, str, str, float]:
         box.fill(str(old + 0.001))
         box.press("Enter")
         page.wait_for_timeout(1500)
-        browser.close()
     if not bodies:
         raise SystemExit("no edit request was captured")
     return bodies[-1], box_id, json.loads(box_id)["path"], old
@@ -139,76 +104,58 @@ def user(port, body, box_id, base, n, uid, lat, errors):
             errors.append(why)
 
 
-def main() -> None:
+def load(port: int, users: int, requests: int) -> tuple[list[float], list[str], float, str]:
+    """Capture one edit, replay it from ``users`` threads: (seconds per request, errors, wall
+    seconds, the edited path)."""
+    body, box_id, path, old = capture_edit(port)
+    lat: list[float] = []
+    errors: list[str] = []
+    threads = [
+        threading.Thread(target=user, args=(port, body, box_id, old, requests, u, lat, errors))
+        for u in range(users)
+    ]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=600)
+    return lat, errors, time.perf_counter() - t0, path
+
+
+def quantile(xs: list[float], q: float) -> float:
+    """The ``q`` quantile of ``xs`` (the value at rank ``int(q * n)``, as a load report gives)."""
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="bounded loopback load test of the dashboard")
     ap.add_argument("--users", type=int, default=20)
     ap.add_argument("--requests", type=int, default=100)
     ap.add_argument("--workers", type=int, default=4)
-    args = ap.parse_args()
-
-    tmp = Path(tempfile.mkdtemp(prefix="mpl-load-"))
-    data = mlpeg_scale(tmp / "mlpeg")
-    port = free_port()
-    server = subprocess.Popen(
+    args = ap.parse_args(argv)
+    data = mlpeg_scale(Path(tempfile.mkdtemp(prefix="mpl-load-")) / "mlpeg")
+    with Server(data, args=["--workers", str(args.workers)]) as server:
+        server.wait_health(timeout=60)
+        lat, errors, wall, path = load(server.port, args.users, args.requests)
+    ms = [t * 1e3 for t in lat]
+    print(f"data: ML-PEG scale (30 models, 77 benchmarks, 339 metrics); edited {path}")
+    print(f"server: gunicorn, {args.workers} workers; {args.users} users x {args.requests} "
+          f"threshold edits = {len(lat)} requests in {wall:.1f} s")  # fmt: skip
+    print_table(
         [
-            sys.executable,
-            "-m",
-            "ml_peg_like",
-            "serve",
-            str(data),
-            "--workers",
-            str(args.workers),
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        wait_ready(port)
-        body, box_id, path, old = capture_edit(port)
-        base = old
-        lat: list[float] = []
-        errors: list[int] = []
-        threads = [
-            threading.Thread(
-                target=user, args=(port, body, box_id, base, args.requests, u, lat, errors)
-            )
-            for u in range(args.users)
+            Row("edit request latency", ms),
+            Row("throughput", [len(lat) / wall], unit="requests/s"),
+            Row("errors", [float(len(errors))], unit=""),
         ]
-        t0 = time.perf_counter()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=600)
-        wall = time.perf_counter() - t0
-        lat.sort()
-
-        def q(p):
-            return lat[min(len(lat) - 1, int(p * len(lat)))] * 1e3
-
-        size = len(with_value(body, box_id, 0.5))
-        print(f"data: ML-PEG scale (30 models, 77 benchmarks, 339 metrics); edited {path}")
-        print(f"server: gunicorn, {args.workers} workers, 127.0.0.1:{port}")
-        print(
-            f"{args.users} users x {args.requests} threshold edits = {len(lat)} requests in {wall:.1f} s"
-        )
-        print(f"throughput: {len(lat) / wall:.0f} requests/s")
-        print(
-            f"latency: p50 {q(0.50):.0f} ms, p95 {q(0.95):.0f} ms, p99 {q(0.99):.0f} ms, "
-            f"mean {statistics.mean(lat) * 1e3:.0f} ms"
-        )
-        kinds = {e: errors.count(e) for e in set(errors)}
-        print(
-            f"errors: {len(errors)} {kinds if kinds else ''}  request size: {size / 1024:.1f} KiB"
-        )
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+    )
+    kinds = {e: errors.count(e) for e in set(errors)}
+    print(
+        f"latency p50 {quantile(ms, 0.5):.0f} ms, p95 {quantile(ms, 0.95):.0f} ms, p99 "
+        f"{quantile(ms, 0.99):.0f} ms; errors {kinds or 'none'}"
+    )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

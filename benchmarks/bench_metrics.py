@@ -9,24 +9,21 @@
 - a straightforward pandas ``groupby(...).apply`` calling ``metrics.mae``/``metrics.rmse`` per
   group (the baseline), and pandas' own cythonised ``groupby().agg`` for reference.
 
-Run: ``python benchmarks/bench_metrics.py [--repeats 5] [--samples 10000]``. Target: <= 2 s.
+Run: ``python -m benchmarks.bench_metrics [--repeats 5] [--samples 10000]``. Target: <= 2 s.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from ml_peg_like import metrics
+from ml_peg_like.compute import compute_raw_metrics
 
-from ml_peg_like import metrics  # noqa: E402
-from ml_peg_like.compute import compute_raw_metrics  # noqa: E402
+from .harness import Row, print_table, timed
 
 N_MODELS, N_BENCH = 20, 50
 SPEC = {
@@ -85,13 +82,16 @@ def pandas_agg(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"MAE": a, "RMSE": r})
 
 
-def timed(fn, repeats: int):
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), times, out
+def check_same(out: pd.DataFrame, base: pd.DataFrame) -> None:
+    """The fast path and the baseline agree (rtol 1e-9) on every (model, benchmark)."""
+    wide = out[out.metric.isin(["MAE", "RMSE"])].pivot_table(
+        index=["model", "benchmark"], columns="metric", values="value"
+    )
+    base = base.reset_index().astype({"model": str, "benchmark": str})
+    joined = wide.reset_index().merge(base, on=["model", "benchmark"], suffixes=("", "_base"))
+    assert len(joined) == N_MODELS * N_BENCH
+    np.testing.assert_allclose(joined["MAE"], joined["MAE_base"], rtol=1e-9)
+    np.testing.assert_allclose(joined["RMSE"], joined["RMSE_base"], rtol=1e-9)
 
 
 def main(argv=None) -> int:
@@ -105,45 +105,26 @@ def main(argv=None) -> int:
     df = make_table(args.samples)
     df_str = df.astype({"model": object, "benchmark": object})
     print(
-        f"rows: {len(df):,} ({N_MODELS} models x {N_BENCH} benchmarks x {args.samples:,} samples)"
+        f"rows: {len(df):,} ({N_MODELS} models x {N_BENCH} benchmarks x {args.samples:,} "
+        f"samples); data generation (not timed): {time.perf_counter() - t0:.2f} s"
     )
-    print(f"data generation (not timed below): {time.perf_counter() - t0:.2f} s")
-
-    med, runs, out = timed(lambda: compute_raw_metrics(df, SPEC), args.repeats)
-    print(
-        f"compute_raw_metrics (categorical columns): median {med:.3f} s  runs {[round(t, 3) for t in runs]}"
+    t_cat, out = timed(lambda: compute_raw_metrics(df, SPEC), args.repeats)
+    t_str, _ = timed(lambda: compute_raw_metrics(df_str, SPEC), args.repeats)
+    t_base, base = timed(lambda: baseline_apply(df), args.baseline_repeats)
+    t_agg, _ = timed(lambda: pandas_agg(df), args.repeats)
+    check_same(out, base)
+    ours = "compute_raw_metrics, categorical columns (target 2 s)"
+    print_table(
+        [
+            Row(ours, t_cat, unit="s"),
+            Row("compute_raw_metrics, text columns", t_str, unit="s", vs=ours),
+            Row("baseline groupby-apply (per group Python)", t_base, unit="s", vs=ours),
+            Row("pandas groupby().agg (cythonised)", t_agg, unit="s", vs=ours),
+        ]
     )
-    med_s, runs_s, _ = timed(lambda: compute_raw_metrics(df_str, SPEC), args.repeats)
-    print(
-        f"compute_raw_metrics (text columns):        median {med_s:.3f} s  runs {[round(t, 3) for t in runs_s]}"
-    )
-    med_b, runs_b, base = timed(lambda: baseline_apply(df), args.baseline_repeats)
-    print(
-        f"baseline groupby-apply (per group Python):  median {med_b:.3f} s  runs {[round(t, 3) for t in runs_b]}"
-    )
-    med_p, runs_p, _ = timed(lambda: pandas_agg(df), args.repeats)
-    print(
-        f"pandas groupby().agg (cythonised):         median {med_p:.3f} s  runs {[round(t, 3) for t in runs_p]}"
-    )
-
-    # the fast path and the baseline agree
-    wide = out[out.metric.isin(["MAE", "RMSE"])].pivot_table(
-        index=["model", "benchmark"], columns="metric", values="value"
-    )
-    base = base.reset_index().astype({"model": str, "benchmark": str})
-    joined = wide.reset_index().merge(base, on=["model", "benchmark"], suffixes=("", "_base"))
-    assert len(joined) == N_MODELS * N_BENCH
-    np.testing.assert_allclose(joined["MAE"], joined["MAE_base"], rtol=1e-9)
-    np.testing.assert_allclose(joined["RMSE"], joined["RMSE_base"], rtol=1e-9)
     print("results match the baseline (rtol 1e-9)")
-    print(
-        f"speed-up vs groupby-apply: {med_b / med:.1f}x (categorical), {med_b / med_s:.1f}x (text)"
-    )
-    print(f"ratio to pandas groupby().agg: {med / med_p:.2f} (categorical)")
-    target = 2.0
-    print(f"target <= {target:.1f} s: {'met' if med <= target else 'NOT met'} (categorical)")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

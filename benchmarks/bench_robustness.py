@@ -1,6 +1,6 @@
 """Rank-robustness performance: Monte Carlo samples at 1,000 models x 1,000 metrics.
 
-    python benchmarks/bench_robustness.py [--models 1000] [--metrics 1000] [--samples 2000]
+    python -m benchmarks.bench_robustness [--models 1000] [--metrics 1000] [--samples 2000]
                                           [--repeat 5] [--jitter 0.1] [--concentration 50]
 
 Generates models x metrics raw values (100 benchmarks in 10 categories, 3% missing, a mix of
@@ -14,18 +14,14 @@ Target: 2,000 samples (weights + thresholds) in 5 s or less.
 from __future__ import annotations
 
 import argparse
-import statistics
-import sys
-import time
-from pathlib import Path
 
 import numpy as np
 
 import ml_peg_like as mpl
 from ml_peg_like.robustness import leave_one_out, rank_robustness
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from datasets import mixed_config as make_config  # noqa: E402
+from .datasets import mixed_config as make_config
+from .harness import Row, print_table, timed
 
 
 def make_data(n_models: int, n_metrics: int, seed: int = 0, missing: str = "skip"):
@@ -37,16 +33,11 @@ def make_data(n_models: int, n_metrics: int, seed: int = 0, missing: str = "skip
     return cfg, mpl.RawData(models, tuple(cfg.metric_ids()), values)
 
 
-def timed(fn, repeat: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
+def _fmt(v) -> str:
+    return "n/a" if v is None else f"{v:.3f}"
 
 
-def main() -> None:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", type=int, default=1000)
     ap.add_argument("--metrics", type=int, default=1000)
@@ -55,44 +46,44 @@ def main() -> None:
     ap.add_argument("--jitter", type=float, default=0.1)
     ap.add_argument("--concentration", type=float, default=50.0)
     ap.add_argument("--missing", choices=["skip", "invalidate"], default="skip")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     cfg, raw = make_data(args.models, args.metrics, missing=args.missing)
     print(
         f"{args.models} models x {args.metrics} metrics (100 benchmarks, 10 categories, "
         f"3% missing, missing: {args.missing}); {args.samples} samples, "
-        f"concentration {args.concentration:g}; median of {args.repeat} runs"
+        f"concentration {args.concentration:g}"
     )
     common = dict(samples=args.samples, seed=1, concentration=args.concentration, loo=False)
-
     t_full, res = timed(
         lambda: rank_robustness(raw, cfg, threshold_jitter=args.jitter, **common), args.repeat
-    )
-    sc = res.scalars
-    print(
-        f"weights + thresholds (jitter {args.jitter:g}): {t_full:.2f} s  "
-        f"(effective K = {sc['threshold_draws']} threshold draws x "
-        f"{sc['samples_per_threshold_draw']} weight draws each; "
-        f"{sc['jittered_thresholds']} jittered metrics)  target <= 5 s: "
-        f"{'OK' if t_full <= 5 else 'MISSED'}"
     )
     t_w, res_w = timed(
         lambda: rank_robustness(raw, cfg, threshold_jitter=0.0, **common), args.repeat
     )
-    print(f"weights only: {t_w:.2f} s")
     t_loo, loo = timed(lambda: leave_one_out(raw, cfg), max(1, args.repeat // 2))
-    print(f"leave one out ({len(loo)} removals): {t_loo:.2f} s")
-
-    def fmt(v):
-        return "n/a" if v is None else f"{v:.3f}"
-
+    full = f"weights + thresholds, jitter {args.jitter:g} (target 5 s)"
+    print_table(
+        [
+            Row(full, t_full, unit="s"),
+            Row("weights only", t_w, unit="s", vs=full),
+            Row(f"leave one out ({len(loo)} removals)", t_loo, unit="s", vs=full),
+        ]
+    )
+    sc = res.scalars
     print(
-        f"P(top model stays first): weights+thresholds {fmt(sc['p_top_model_stays_first'])}, "
-        f"weights only {fmt(res_w.scalars['p_top_model_stays_first'])}; median Spearman vs "
-        f"current {fmt(sc['spearman_vs_current_median'])}; "
+        f"effective K = {sc['threshold_draws']} threshold draws x "
+        f"{sc['samples_per_threshold_draw']} weight draws each; "
+        f"{sc['jittered_thresholds']} jittered metrics"
+    )
+    print(
+        f"P(top model stays first): weights+thresholds {_fmt(sc['p_top_model_stays_first'])}, "
+        f"weights only {_fmt(res_w.scalars['p_top_model_stays_first'])}; median Spearman vs "
+        f"current {_fmt(sc['spearman_vs_current_median'])}; "
         f"{sc['models_ranked']} of {sc['models']} models have an overall score"
     )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,30 +1,58 @@
 """Scoring performance: a full recompute of every level and the ranks, vectorised vs per cell.
 
-    python benchmarks/bench_scoring.py [--models 1000] [--metrics 1000] [--repeat 30]
+    python -m benchmarks.bench_scoring [--models 1000] [--metrics 1000] [--repeat 30]
 
 Generates models x metrics raw values (100 benchmarks in 10 categories, 3% missing, a mix of
 linear, traffic-light and data-driven thresholds), then prints the median time of
-``score_values`` (normalise + three weighted means + ranks) and of a straightforward per-cell
-Python implementation of the same formulas measured in the same run, their ratio, and checks
-that both give the same numbers.
+``score_values`` (normalise + three weighted means + ranks), the same after a config edit and
+its recompile, and of a straightforward per-cell Python implementation of the same formulas
+measured in the same run, their ratio, and checks that both give the same numbers.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import statistics
-import sys
-import time
-from pathlib import Path
 
 import numpy as np
 
 import ml_peg_like as mpl
 from ml_peg_like.scoring import score_values
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from datasets import mixed_config as make_config  # noqa: E402
+from .datasets import mixed_config as make_config
+from .harness import Row, print_table, timed
+
+
+def _traffic_light(x: float, good: float, bad: float) -> float:
+    lower = good <= bad
+    if (x <= good) if lower else (x >= good):
+        return 1.0
+    if (x > bad) if lower else (x < bad):
+        return 0.0
+    return 0.5
+
+
+def _bench_mean(values: np.ndarray, i: int, b, index: dict) -> tuple[float, float]:
+    """(weighted sum, weight) of model ``i``'s metric scores in benchmark ``b``, cell by cell."""
+    m_num = m_den = 0.0
+    for m in b.metrics:
+        x = values[i, col_of[(b.name, m.name)]]
+        if math.isnan(x) or m.weight == 0:
+            continue
+        good, bad = m.good, m.bad
+        if isinstance(bad, mpl.ModelRef):
+            bad = values[index[bad.model], col_of[(b.name, m.name)]]
+            if math.isnan(bad):
+                continue
+        if m.normaliser == "traffic_light":
+            s = _traffic_light(x, good, bad)
+        elif good == bad:
+            s = 1.0 if x == good else 0.0
+        else:
+            s = min(max((x - bad) / (good - bad), 0.0), 1.0)
+        m_num += m.weight * s
+        m_den += m.weight
+    return m_num, m_den
 
 
 def per_cell_reference(values: np.ndarray, models, cfg: mpl.Config):
@@ -37,30 +65,7 @@ def per_cell_reference(values: np.ndarray, models, cfg: mpl.Config):
         for c in cfg.categories:
             b_num = b_den = 0.0
             for b in c.benchmarks:
-                m_num = m_den = 0.0
-                for m in b.metrics:
-                    x = values[i, col_of[(b.name, m.name)]]
-                    if math.isnan(x) or m.weight == 0:
-                        continue
-                    good, bad = m.good, m.bad
-                    if isinstance(bad, mpl.ModelRef):
-                        bad = values[index[bad.model], col_of[(b.name, m.name)]]
-                        if math.isnan(bad):
-                            continue
-                    if m.normaliser == "traffic_light":
-                        lower = good <= bad
-                        if (x <= good) if lower else (x >= good):
-                            s = 1.0
-                        elif (x > bad) if lower else (x < bad):
-                            s = 0.0
-                        else:
-                            s = 0.5
-                    elif good == bad:
-                        s = 1.0 if x == good else 0.0
-                    else:
-                        s = min(max((x - bad) / (good - bad), 0.0), 1.0)
-                    m_num += m.weight * s
-                    m_den += m.weight
+                m_num, m_den = _bench_mean(values, i, b, index)
                 if m_den > 0 and b.weight > 0:
                     b_num += b.weight * m_num / m_den
                     b_den += b.weight
@@ -80,7 +85,7 @@ def per_cell_reference(values: np.ndarray, models, cfg: mpl.Config):
 col_of: dict = {}
 
 
-def main() -> None:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", type=int, default=1000)
     ap.add_argument("--metrics", type=int, default=1000)
@@ -88,7 +93,7 @@ def main() -> None:
     ap.add_argument("--categories", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--reference-repeat", type=int, default=3)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     rng = np.random.default_rng(0)
     cfg = make_config(args.metrics, args.benchmarks, args.categories, rng, "skip")
@@ -102,41 +107,26 @@ def main() -> None:
         edited = cfg.apply_changes({cfg.metric_paths()[0]: {"weight": 2.0}})
         return score_values(values, models, edited)
 
-    recompute()
-    times = []
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        res = recompute()
-        times.append(time.perf_counter() - t0)
-    score_only = []
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        res = score_values(values, models, cfg)
-        score_only.append(time.perf_counter() - t0)
-    ref_times = []
-    for _ in range(args.reference_repeat):
-        t0 = time.perf_counter()
-        ref = per_cell_reference(values, models, cfg)
-        ref_times.append(time.perf_counter() - t0)
-
-    ours = statistics.median(score_only)
-    theirs = statistics.median(ref_times)
+    edit_s, _ = timed(recompute, args.repeat, warmup=1)
+    full_s, res = timed(lambda: score_values(values, models, cfg), args.repeat)
+    ref_s, ref = timed(lambda: per_cell_reference(values, models, cfg), args.reference_repeat)
     same = np.allclose(res.overall_scores, ref, equal_nan=True, atol=1e-9)
     print(
-        f"data: {args.models} models x {len(cfg.metric_ids())} metrics, {args.benchmarks} benchmarks, "
-        f"{args.categories} categories, 3% missing, policy skip"
+        f"data: {args.models} models x {len(cfg.metric_ids())} metrics, {args.benchmarks} "
+        f"benchmarks, {args.categories} categories, 3% missing, policy skip"
     )
-    print(
-        f"vectorised full recompute (all levels + ranks): median {ours * 1e3:.1f} ms over {args.repeat} runs"
+    full_what = "full recompute (all levels + ranks)"
+    ms = lambda ts: [t * 1e3 for t in ts]  # noqa: E731
+    print_table(
+        [
+            Row(full_what, ms(full_s)),
+            Row("config edit + recompile + recompute", ms(edit_s), vs=full_what),
+            Row("per-cell Python reference", ms(ref_s), vs=full_what),
+        ]
     )
-    print(
-        f"  with config edit + recompile first:            median {statistics.median(times) * 1e3:.1f} ms"
-    )
-    print(
-        f"per-cell Python reference:                       median {theirs * 1e3:.0f} ms over {args.reference_repeat} runs"
-    )
-    print(f"speed-up: {theirs / ours:.0f}x   same overall scores: {same}")
+    print(f"same overall scores as the reference: {same}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

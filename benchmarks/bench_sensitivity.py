@@ -1,7 +1,7 @@
 """Sensitivity performance: all stability intervals, exact, at ML-PEG scale and at 1000 x 1000,
 against brute force (scan each value on a fine grid with ``score_values``) on a smaller case.
 
-    python benchmarks/bench_sensitivity.py [--repeat 5] [--grid 200]
+    python -m benchmarks.bench_sensitivity [--repeat 5] [--grid 200]
 
 Prints median times, the agreement of the exact intervals with the brute-force scan, and the
 ratio of the two times measured in the same run.
@@ -10,8 +10,6 @@ ratio of the two times measured in the same run.
 from __future__ import annotations
 
 import argparse
-import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,17 +20,8 @@ from ml_peg_like.raw import load_dataset
 from ml_peg_like.scoring import score_values
 from ml_peg_like.sensitivity import stability_intervals
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from datasets import ANCHORS, large, mixed_config, mlpeg_scale  # noqa: E402
-
-
-def _median(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), out
+from .datasets import MLPEG_CONFIGS, large, mixed_config, mlpeg_scale
+from .harness import Row, print_table, timed
 
 
 def brute_force(values, models, cfg, df, grid):
@@ -61,47 +50,47 @@ def brute_force(values, models, cfg, df, grid):
     return agree
 
 
+def _intervals(values, models, cfg, repeat: int) -> tuple[list[float], object]:
+    """(ms of each of ``repeat`` runs of ``stability_intervals``, its table)."""
+    ts, df = timed(lambda: stability_intervals(values, models, cfg), repeat)
+    return [t * 1e3 for t in ts], df
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--grid", type=int, default=200)
     args = ap.parse_args(argv)
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        if (ANCHORS / "ml-peg" / "configs").is_dir():
+        if MLPEG_CONFIGS.is_dir():
             cfg, raw = load_dataset(mlpeg_scale(tmp / "mlpeg"))
-            values = raw.aligned(cfg)
-            t, df = _median(lambda: stability_intervals(values, raw.models, cfg), args.repeat)
-            print(
-                f"ML-PEG scale ({len(raw.models)} models, {values.shape[1]} metrics, "
-                f"{len(df)} values): all intervals {t * 1e3:.1f} ms (median of {args.repeat}; "
-                f"target <= 50 ms)"
-            )
+            ms, df = _intervals(raw.aligned(cfg), raw.models, cfg, args.repeat)
+            rows.append(Row(f"every interval, ML-PEG scale {len(raw.models)} models, "
+                            f"{len(df)} values (target 50 ms)", ms))  # fmt: skip
         else:
-            print("ML-PEG scale: skipped (needs ../shared/anchors)")
+            print(f"ML-PEG scale: skipped (needs {MLPEG_CONFIGS})")
         cfg, raw = load_dataset(large(tmp / "large", 1000, 1000))
-        values = raw.aligned(cfg)
-        t, df = _median(
-            lambda: stability_intervals(values, raw.models, cfg), max(1, args.repeat // 2)
-        )
-        print(f"1000 x 1000 ({len(df)} values): all intervals {t:.2f} s (median; target <= 2 s)")
-        # exact vs brute force on a smaller mixed case (linear, traffic light, data-driven)
-        rng = np.random.default_rng(0)
-        cfg = mixed_config(60, 12, 3, rng=rng)
-        models = [f"model{i}" for i in range(20)]
-        values = rng.random((20, 60))
-        values[rng.random(values.shape) < 0.03] = np.nan
-        t_exact, df = _median(lambda: stability_intervals(values, models, cfg), args.repeat)
-        t0 = time.perf_counter()
-        agree = brute_force(values, models, cfg, df, args.grid)
-        t_brute = time.perf_counter() - t0
-        print(
-            f"20 x 60 mixed ({len(df)} values): exact {t_exact * 1e3:.1f} ms, brute force "
-            f"({args.grid} points per value) {t_brute:.2f} s, ratio {t_brute / t_exact:.0f}x; "
-            f"brute force agrees on {agree}/{len(df)} values"
-        )
+        ms, df = _intervals(raw.aligned(cfg), raw.models, cfg, max(1, args.repeat // 2))
+        rows.append(Row(f"every interval, 1000 x 1000, {len(df)} values (target 2 s)", ms))
+    # exact vs brute force on a smaller mixed case (linear, traffic light, data-driven)
+    rng = np.random.default_rng(0)
+    cfg = mixed_config(60, 12, 3, rng=rng)
+    models = [f"model{i}" for i in range(20)]
+    values = rng.random((20, 60))
+    values[rng.random(values.shape) < 0.03] = np.nan
+    ms, df = _intervals(values, models, cfg, args.repeat)
+    exact = f"exact, 20 x 60 mixed ({len(df)} values)"
+    rows.append(Row(exact, ms))
+    t0 = time.perf_counter()
+    agree = brute_force(values, models, cfg, df, args.grid)
+    brute = [(time.perf_counter() - t0) * 1e3]
+    rows.append(Row(f"brute force, {args.grid} points per value", brute, vs=exact))
+    print_table(rows)
+    print(f"brute force agrees with the exact intervals on {agree}/{len(df)} values")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

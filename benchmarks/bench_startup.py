@@ -1,14 +1,13 @@
-#!/usr/bin/env python
 """The first page's cost ("fast start"), in CPU time as well as wall time: on a shared
 machine wall times swing 3x with the load, CPU times far less.
 
-    python benchmarks/bench_startup.py DIR [--rounds 3] [--base CHECKOUT]
+    python -m benchmarks.bench_startup DIR [--rounds 3] [--before DIR]
 
 Per run ``ml-peg-like serve DIR`` is spawned and a fresh headless Chromium page opens it: the
 server's wall time to ``/health`` and its CPU time (user + system, /proc) at that moment and its
 RSS; the browser's wall time from navigation to the first overall cell (``performance.now()``
 of the first DOM mutation that shows one) and the renderer main thread's CPU time until then (the
-thread time of its top-level tasks in a Chrome trace). ``--base CHECKOUT`` (a directory holding
+thread time of its top-level tasks in a Chrome trace). ``--before DIR`` (a directory holding
 another version's ``ml_peg_like``) runs that version interleaved with this one and prints both;
 ``--no-trace`` leaves the trace out (its overhead inflates the browser's wall times).
 """
@@ -18,19 +17,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
-import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from bench_dashboard import compile_package, wait_health  # noqa: E402
-from browser_utils import chromium  # noqa: E402
+from .harness import (
+    Row,
+    Server,
+    add_before,
+    checkouts,
+    chromium,
+    cpu_seconds,
+    interleave,
+    new_page,
+    print_table,
+    tree_rss_mib,
+)
 
 FIRST_CELL = """(() => {
   const o = new MutationObserver(() => {
@@ -41,19 +43,6 @@ FIRST_CELL = """(() => {
   document.addEventListener('DOMContentLoaded',
     () => o.observe(document.body, {subtree: true, childList: true}));
 })()"""
-CLK = os.sysconf("SC_CLK_TCK")
-
-
-def _cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK
-
-
-def _rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def main_thread_window(trace_path: str, until_ms: float):
@@ -90,48 +79,27 @@ def _main_thread_cpu_s(trace_path: str, until_ms: float) -> float:
     )
 
 
-def measure(browser, data: Path, base: str | None, trace_browser: bool = True) -> dict:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    if base:
-        code = f"import sys; sys.path.insert(0, {base!r}); from ml_peg_like.cli import main; "
-        code += "sys.exit(main())"
-        cmd = [sys.executable, "-c", code]
-    else:
-        cmd = [sys.executable, "-m", "ml_peg_like"]
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.add_init_script(FIRST_CELL)
+def measure(browser, data: Path, checkout: Path, trace_browser: bool = True) -> dict:
+    page = new_page(browser, FIRST_CELL)
     trace = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [*cmd, "serve", str(data), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     try:
-        wait_health(proc, url, t0)
-        out = {
-            "ready_s": time.perf_counter() - t0,
-            "server_cpu_s": _cpu_s(proc.pid),
-            "rss_ready_mib": _rss_mib(proc.pid),
-        }
-        if trace_browser:
-            browser.start_tracing(page=page, path=trace)
-        page.goto(url)
-        page.wait_for_selector("#grid .ag-cell[col-id='o']", timeout=120_000)
-        out["cells_from_spawn_s"] = time.perf_counter() - t0
-        cells_ms = page.evaluate("() => window.__cells")
-        out["cells_from_navigation_s"] = cells_ms / 1000
-        if trace_browser:
-            browser.stop_tracing()
-            out["main_thread_cpu_s"] = _main_thread_cpu_s(trace, cells_ms)
+        with Server(data, checkout) as server:
+            out = {"HTTP ready from spawn (s)": server.wait_health()}
+            out["server CPU at HTTP ready (s)"] = cpu_seconds(server.proc.pid)
+            out["server RSS at HTTP ready (MiB)"] = tree_rss_mib(server.proc.pid)
+            if trace_browser:
+                browser.start_tracing(page=page, path=trace)
+            page.goto(server.url)
+            page.wait_for_selector("#grid .ag-cell[col-id='o']", timeout=120_000)
+            out["first cells from spawn (s)"] = time.perf_counter() - server.t_spawn
+            cells_ms = page.evaluate("() => window.__cells")
+            out["first cells from navigation (s)"] = cells_ms / 1000
+            if trace_browser:
+                browser.stop_tracing()
+                out["main-thread CPU to the first cells (s)"] = _main_thread_cpu_s(trace, cells_ms)
         return out
     finally:
-        page.close()
-        proc.terminate()
-        proc.wait(timeout=20)
+        page.context.close()
         if os.path.exists(trace):
             os.unlink(trace)
 
@@ -140,25 +108,27 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("data", type=Path, help="a dataset directory (config.yml + raw_metrics.csv)")
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--base", default=None, help="a checkout of another version, run interleaved")
+    add_before(p)
     p.add_argument(
         "--no-trace",
         action="store_true",
         help="no Chrome trace (wall times without its overhead; no main-thread CPU time)",
     )
     args = p.parse_args(argv)
-    variants = [("this", None)] + ([("base", str(Path(args.base).resolve()))] if args.base else [])
-    for _name, tree in variants:  # both start from bytecode, as an installed wheel does
-        compile_package(Path(tree) if tree else ROOT)
-    runs: dict[str, list[dict]] = {name: [] for name, _ in variants}
+    trees = checkouts(args.before)  # both start from bytecode, as an installed wheel does
+    runs: dict[str, list[dict]] = {tag: [] for tag in trees}
     with chromium() as browser:
-        for _ in range(args.rounds):
-            for name, base in variants:
-                runs[name].append(measure(browser, args.data, base, not args.no_trace))
-                print(name, {k: round(v, 3) for k, v in runs[name][-1].items()}, flush=True)
-    print("medians over", args.rounds, "rounds")
-    for name, rs in runs.items():
-        print(name, {k: round(statistics.median(r[k] for r in rs), 3) for k in rs[0]})
+        for _r, tag in interleave(list(trees), args.rounds):
+            runs[tag].append(measure(browser, args.data, trees[tag], not args.no_trace))
+            print(tag, {k: round(v, 3) for k, v in runs[tag][-1].items()}, flush=True)
+    rows = []
+    for key in runs["now"][0]:
+        for tag, rs in runs.items():
+            vs = f"before: {key}" if tag == "now" and "before" in runs else None
+            what, unit = key.rsplit(" (", 1)
+            rows.append(Row(f"{tag}: {what}", [r[key] for r in rs], unit.rstrip(")"),
+                            vs and vs.rsplit(" (", 1)[0]))  # fmt: skip
+    print_table(rows)
     return 0
 
 

@@ -1,7 +1,6 @@
-#!/usr/bin/env python
 """CPU time of the "what would put this model first?" analysis (``what_if_of``) at N models.
 
-    python benchmarks/bench_whatif.py 500 [--anchors ../shared/anchors] [--rank K] [--profile]
+    python -m benchmarks.bench_whatif 500 [--anchors ../shared/anchors] [--rank K] [--profile]
 
 ML-PEG's tree (77 benchmarks, 339 metrics, from the anchors' configs) with seeded synthetic
 values (``datasets.mlpeg_scale``), written once under ``out/bench-whatif-N``; the model is the
@@ -13,34 +12,29 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+import ml_peg_like as mpl
+from ml_peg_like.scoring import score_values
+from ml_peg_like.sensitivity import what_if_of
 
-import datasets  # noqa: E402
-
-import ml_peg_like as mpl  # noqa: E402
-from ml_peg_like.scoring import score_values  # noqa: E402
-from ml_peg_like.sensitivity import what_if_of  # noqa: E402
+from . import datasets
+from .harness import ROOT, Row, print_table
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("n", type=int)
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("n", type=int, help="models")
     ap.add_argument("--anchors", type=Path, default=datasets.ANCHORS)
     ap.add_argument("--rank", type=int, default=None)
     ap.add_argument("--profile", action="store_true")
-    args = ap.parse_args()
-    datasets.ANCHORS = args.anchors
+    args = ap.parse_args(argv)
     d = ROOT / "out" / f"bench-whatif-{args.n}"
     if not (d / "config.yml").exists():
-        datasets.mlpeg_scale(d, n_models=args.n, seed=0)
+        datasets.mlpeg_scale(d, n_models=args.n, seed=0, anchors=args.anchors)
     cfg, raw = mpl.load_dataset(d)
     sc = score_values(raw.aligned(cfg), raw.models, cfg)
     rank = args.rank if args.rank is not None else args.n // 2 + 1
@@ -55,8 +49,12 @@ def main() -> None:
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     found = int(df["value"].notna().sum())
     print(f"{args.n} models x {len(cfg.metric_ids())} metrics, model ranked {rank}: "
-          f"{cpu:.2f} CPU-s ({wall:.2f} s wall), {found} of {len(df)} values found")  # fmt: skip
+          f"{found} of {len(df)} values found")  # fmt: skip
+    print_table(
+        [Row("what_if_of, CPU", [cpu], unit="s"), Row("what_if_of, wall", [wall], unit="s")]
+    )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,21 +1,24 @@
 """The XLSX export of a large board: CPU seconds and peak RSS of ``report_xlsx`` (the workbook
 the CLI's ``--format xlsx`` and the dashboard's Excel button write).
 
-    python benchmarks/bench_xlsx_export.py --models 10000 --metrics 360
+    python -m benchmarks.bench_xlsx_export --models 10000 --metrics 360
 
 Synthetic board: ``--metrics`` metrics in benchmarks of 6, categories of 10 benchmarks, values
 uniform in [0, 1] (5% missing), skip policy. Prints one line: models, metrics, cells written,
 seconds of CPU for scoring + report + workbook, the workbook's size and the peak RSS.
+The synthetic board is made here: its shape (benchmarks of 6, categories of 10) is this
+benchmark's own.
 """
 
 from __future__ import annotations
 
 import argparse
 import resource
-import sys
 import time
 
 import numpy as np
+
+from .harness import Row, print_table
 
 
 def board(n_models: int, n_metrics: int, seed: int = 0):
@@ -35,7 +38,7 @@ def board(n_models: int, n_metrics: int, seed: int = 0):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", type=int, default=10000)
     ap.add_argument("--metrics", type=int, default=360)
     ap.add_argument("--out", default="")
@@ -58,13 +61,19 @@ def main(argv=None) -> int:
             f.write(data)
     cells = sum(df.shape[0] * df.shape[1] for df in rep.sheets.values())
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB (Linux)
-    print(
-        f"models={args.models} metrics={args.metrics} cells={cells} "
-        f"cpu_score_report={t1 - t0:.1f}s cpu_xlsx={t2 - t1:.1f}s cpu_total={t2 - t0:.1f}s "
-        f"wall={wall:.1f}s size={len(data) / 2**20:.1f}MiB peak_rss={peak:.0f}MiB"
+    print(f"{args.models} models x {args.metrics} metrics, {cells:,} cells written")
+    print_table(
+        [
+            Row("CPU, scoring + report", [t1 - t0], unit="s"),
+            Row("CPU, workbook", [t2 - t1], unit="s"),
+            Row("CPU, total", [t2 - t0], unit="s"),
+            Row("wall, total", [wall], unit="s"),
+            Row("workbook size", [len(data) / 2**20], unit="MiB"),
+            Row("peak RSS", [peak], unit="MiB"),
+        ]
     )
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -1,26 +1,31 @@
-#!/usr/bin/env python
 """Where an edit's browser time goes with the Explore view open vs closed: V8 CPU
 profile (CDP) of N weight edits on the overview and N on the Explore page (x = the first
 category, y = overall) of one browser, edits interleaved; prints the self time per edit of each
 script (Plotly, Dash's renderer, React, AG Grid, ...) on both pages and the difference.
 
-    python benchmarks/profile_explore.py [--tree CHECKOUT] [--edits 12] [--data DIR]
+    python -m benchmarks.profile_explore [--tree CHECKOUT] [--edits 12] [--data DIR]
 
-``--tree``: profile another checkout's package (e.g. ``/work/main``), with this tree's data sets
-and browser helpers; ``--data``: a data set directory (e.g. ``/work/data/ml-peg``) instead of
-the ML-PEG anchors beside the checkout. Absolute times include the machine's load; compare the two pages of a run.
+``ml-peg-like serve`` of ``--tree`` (default: this checkout; e.g. ``/work/main``) is spawned on
+``--data``, a data set directory (default: the ML-PEG-scale data set of ``datasets``, which
+needs the ML-PEG anchors beside the checkout). Absolute times include the machine's load;
+compare the two pages of a run.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
-import statistics
-import sys
+import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
-ROOT = Path(__file__).resolve().parents[1]
+from ml_peg_like import load_dataset
+
+from .bench_explore import edit_values
+from .datasets import dashboard_sets, write_dataset
+from .harness import ROOT, Row, Server, chromium, new_page, prepare_checkout, print_table
+from .page import INSTALL, typed_edit
+
 SCRIPTS = (
     "plotly",
     "async-graph",
@@ -52,78 +57,88 @@ def self_times(profile: dict, by_function: bool = False) -> collections.Counter:
     return out
 
 
+def open_pages(browser, url: str, cat: str) -> dict:
+    """{explore open?: (page, CDP session)}: the overview and the Explore view, stamps armed."""
+    pages = {}
+    for is_open in (False, True):
+        page = new_page(browser)
+        page.goto(url + (f"/?v=explore&x={quote(cat)}&y=overall" if is_open else "/"))
+        page.wait_for_selector("#grid .ag-cell[col-id='o']", timeout=120_000)
+        if is_open:
+            page.wait_for_selector("#explore-graph .js-plotly-plot", timeout=120_000)
+        page.wait_for_timeout(1000)
+        page.evaluate(INSTALL)
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": 100})
+        pages[is_open] = (page, cdp)
+    return pages
+
+
+def profile(url: str, cfg, raw, n: int):
+    """``n`` edits on both pages, interleaved: ({open?: table ms per edit}, {open?: profile})."""
+    cat = cfg.categories[0].name
+    lat: dict[bool, list[float]] = {False: [], True: []}
+    with chromium() as browser:
+        pages = open_pages(browser, url, cat)
+        for _page, cdp in pages.values():
+            cdp.send("Profiler.start")
+        for k in range(n):
+            w, expected, _ = edit_values(cfg, raw, k)
+            for is_open in (False, True) if k % 2 == 0 else (True, False):
+                page = pages[is_open][0]
+                lat[is_open].append(typed_edit(page, f"{cat}.weight", repr(w), expected))
+                page.wait_for_timeout(400)
+        return lat, {o: pages[o][1].send("Profiler.stop")["profile"] for o in pages}
+
+
+def script_rows(lat: dict, profs: dict, n: int) -> list[Row]:
+    """Table ms per edit on both pages, then each script's self time per edit (one value: the
+    profile's total over the edits / n), open against closed."""
+    res = {o: self_times(profs[o]) for o in profs}
+    rows = [Row("table, closed", lat[False]), Row("table, open", lat[True], vs="table, closed")]
+    keys = [(k, lambda s, k=k: s.startswith(k)) for k in SCRIPTS]
+    keys.append(("all but idle", lambda s: s != "(idle)"))
+    for key, pick in keys:
+        c, o = (sum(v for s, v in res[x].items() if pick(s)) / n for x in (False, True))
+        rows.append(Row(f"{key}, closed", [c]))
+        rows.append(Row(f"{key}, open", [o], vs=f"{key}, closed"))
+    return rows
+
+
+def function_rows(profs: dict, n: int, top: int) -> list[Row]:
+    """The ``top`` functions the open page adds most self time to (ms per edit)."""
+    fn = {o: self_times(profs[o], by_function=True) for o in profs}
+    diff = {k: (fn[True][k] - fn[False][k]) / n for k in set(fn[True]) | set(fn[False])}
+    return [
+        Row(f"open - closed: {k}", [diff[k]])
+        for k in sorted(diff, key=diff.get, reverse=True)[:top]
+    ]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tree", default=str(ROOT), help="the checkout whose package is profiled")
     p.add_argument("--edits", type=int, default=12)
     p.add_argument("--functions", type=int, default=0, help="also the N functions that differ most")
-    p.add_argument("--data", default=None, help="a data set directory instead of the anchors'")
+    p.add_argument("--data", default=None, help="a data set directory instead of the ML-PEG one")
     args = p.parse_args(argv)
-    sys.path[:0] = [args.tree, str(ROOT / "benchmarks"), str(ROOT / "tests")]
-    import ml_peg_like  # noqa: PLC0415 (first: bench_dashboard puts this tree on the path)
-
-    package = ml_peg_like.__file__
-    from bench_dashboard import INSTALL, datasets  # noqa: PLC0415
-    from browser_utils import chromium, live_server  # noqa: PLC0415
-
-    from ml_peg_like import load_dataset, score  # noqa: PLC0415
-    from ml_peg_like.dashboard import create_app  # noqa: PLC0415
-    from ml_peg_like.dashboard.tables import fmt_score  # noqa: PLC0415
-
-    cfg, raw = load_dataset(args.data) if args.data else next(datasets({"ml-peg"}))[1:]
-    app = create_app(cfg, raw, robustness=False)
-    cat = cfg.categories[0].name
-    n = args.edits
-    with live_server(app) as url, chromium() as b:
-        pages = {}
-        for is_open in (False, True):
-            page = b.new_page(viewport={"width": 1280, "height": 800})
-            page.goto(url + (f"/?v=explore&x={quote(cat)}&y=overall" if is_open else "/"))
-            page.wait_for_selector("#grid .ag-cell[col-id='o']")
-            if is_open:
-                page.wait_for_selector("#explore-graph .js-plotly-plot")
-            page.wait_for_timeout(1000)
-            page.evaluate(INSTALL)
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("Profiler.enable")
-            cdp.send("Profiler.setSamplingInterval", {"interval": 100})
-            pages[is_open] = (page, cdp)
-        lat: dict[bool, list[float]] = {False: [], True: []}
-        for _page, cdp in pages.values():
-            cdp.send("Profiler.start")
-        for k in range(n):
-            w = [2.0, 0.5, 3.0, 0.25][k % 4] + k * 1e-3
-            ov = score(raw, cfg.apply_changes({cat: {"weight": w}})).overall["score"]
-            expected = {m: fmt_score(v, cfg.scale) for m, v in ov.items()}
-            for is_open in (False, True) if k % 2 == 0 else (True, False):
-                page = pages[is_open][0]
-                page.evaluate("(e) => window.__arm(e)", expected)
-                box = page.locator(f"input[name='{cat}.weight']")
-                box.fill(repr(w))
-                box.press("Enter")
-                lat[is_open].append(
-                    page.evaluate("async () => (await window.__done) - window.__t0")
-                )
-                page.wait_for_timeout(400)
-        profs = {o: pages[o][1].send("Profiler.stop")["profile"] for o in pages}
-        res = {o: self_times(profs[o]) for o in pages}
-    print(
-        f"{package}: {n} edits per page, table median "
-        f"{statistics.median(lat[False]):.0f} ms closed, {statistics.median(lat[True]):.0f} ms open"
-    )
-    for key in SCRIPTS:
-        c, o = (sum(v for s, v in res[x].items() if s.startswith(key)) / n for x in (False, True))
-        print(f"  {key:22s} closed {c:6.1f}  open {o:6.1f} ms per edit  ({o - c:+.1f})")
-    c, o = (sum(v for s, v in res[x].items() if s != "(idle)") / n for x in (False, True))
-    print(f"  {'all but idle':22s} closed {c:6.1f}  open {o:6.1f} ms per edit  ({o - c:+.1f})")
+    if args.data:
+        data = Path(args.data)
+    else:
+        sets = list(dashboard_sets(["ml-peg"]))
+        if not sets:
+            return 1
+        data = write_dataset("ml-peg", *sets[0][1:], Path(tempfile.mkdtemp(prefix="profile-")))
+    cfg, raw = load_dataset(data)
+    tree = prepare_checkout(Path(args.tree))
+    with Server(data, tree) as server:
+        server.wait_health()
+        lat, profs = profile(server.url, cfg, raw, args.edits)
+    rows = script_rows(lat, profs, args.edits)
     if args.functions:
-        fn = {o: self_times(profs[o], by_function=True) for o in profs}
-        diff = {k: (fn[True][k] - fn[False][k]) / n for k in set(fn[True]) | set(fn[False])}
-        print(
-            f"  the {args.functions} functions the open page adds most self time to (ms per edit):"
-        )
-        for k in sorted(diff, key=diff.get, reverse=True)[: args.functions]:
-            print(f"    {diff[k]:+6.1f}  {k}")
+        rows += function_rows(profs, args.edits, args.functions)
+    print_table(rows, f"{tree}: {args.edits} edits per page; self time in ms per edit")
     return 0
 
 

@@ -1,10 +1,9 @@
-#!/usr/bin/env python
 """Where the first page's browser time goes ("fast start"): a V8 CPU profile (CDP) of
 a fresh page from navigation to the first overall cell, per script (self time) and the functions
 with the most self time, plus the browser's own phases from a Chrome trace (style, layout,
 paint, script compile) on the renderer's main thread.
 
-    python benchmarks/profile_startup.py DIR [--tree CHECKOUT] [--runs 3] [--top 25]
+    python -m benchmarks.profile_startup DIR [--tree CHECKOUT] [--runs 3] [--top 25]
 
 ``--tree``: profile another checkout's package (e.g. ``/work/main``). The server is spawned once
 and each run opens a new page (the browser's cache is off); the figures are medians over runs.
@@ -15,21 +14,12 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import socket
-import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tests")]
-
-from bench_dashboard import compile_package, wait_health  # noqa: E402
-from bench_startup import FIRST_CELL, main_thread_window  # noqa: E402
-from browser_utils import chromium  # noqa: E402
-from profile_explore import self_times  # noqa: E402
+from .bench_startup import FIRST_CELL, main_thread_window
+from .harness import ROOT, Row, Server, chromium, median, new_page, prepare_checkout, print_table
+from .profile_explore import self_times
 
 #: trace events of the renderer's main thread summed as phases (ms)
 PHASES = (
@@ -69,77 +59,72 @@ def phases(trace_path: str, until_ms: float) -> dict[str, float]:
     return dict(out)
 
 
+def one_run(browser, url: str, save: str | None):
+    """A fresh page from navigation to the first overall cell: (ms, CPU profile, phases)."""
+    page = new_page(browser, FIRST_CELL)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+    cdp.send("Profiler.start")
+    trace = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
+    try:
+        browser.start_tracing(page=page, path=trace)
+        page.goto(url)
+        page.wait_for_selector("#grid .ag-cell[col-id='o']", timeout=120_000)
+        ms = page.evaluate("() => window.__cells")
+        prof = cdp.send("Profiler.stop")["profile"]
+        if save:
+            Path(save).write_text(json.dumps(prof))
+        browser.stop_tracing()
+        return ms, prof, phases(trace, ms)
+    finally:
+        Path(trace).unlink(missing_ok=True)
+        page.context.close()
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("data", type=Path)
-    p.add_argument("--tree", default=str(ROOT))
+    p.add_argument("--tree", default=str(ROOT), help="the checkout whose package is profiled")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--save", default=None, help="write the last run's CPU profile to this file")
     args = p.parse_args(argv)
-    compile_package(Path(args.tree))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    code = f"import sys; sys.path.insert(0, {args.tree!r}); from ml_peg_like.cli import main; "
-    code += "sys.exit(main())"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, "serve", str(args.data), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     scripts: list[collections.Counter] = []
     fns: list[collections.Counter] = []
     phs: list[dict] = []
     cells: list[float] = []
-    try:
-        wait_health(proc, url, time.perf_counter())
-        with chromium() as browser:
-            for _ in range(args.runs + 1):  # the first run warms the server (not counted)
-                page = browser.new_page(viewport={"width": 1280, "height": 800})
-                page.add_init_script(FIRST_CELL)
-                cdp = page.context.new_cdp_session(page)
-                cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
-                cdp.send("Profiler.enable")
-                cdp.send("Profiler.setSamplingInterval", {"interval": 200})
-                cdp.send("Profiler.start")
-                trace = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
-                browser.start_tracing(page=page, path=trace)
-                page.goto(url)
-                page.wait_for_selector("#grid .ag-cell[col-id='o']", timeout=120_000)
-                ms = page.evaluate("() => window.__cells")
-                prof = cdp.send("Profiler.stop")["profile"]
-                if args.save:
-                    Path(args.save).write_text(json.dumps(prof))
-                browser.stop_tracing()
-                cells.append(ms)
-                scripts.append(self_times(prof))
-                fns.append(self_times(prof, by_function=True))
-                phs.append(phases(trace, ms))
-                Path(trace).unlink()
-                page.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-    scripts, fns, phs = scripts[1:], fns[1:], phs[1:]
-    print(f"first cells from navigation: median {statistics.median(cells[1:]):.0f} ms")
-
-    def med(counters, key):
-        return statistics.median(c.get(key, 0) for c in counters)
-
-    print("\nself time per script (ms, median):")
-    keys = set().union(*scripts)
-    for k in sorted(keys, key=lambda k: -med(scripts, k))[:15]:
-        print(f"  {med(scripts, k):7.1f}  {k}")
-    print("\nmain-thread phases (ms, median, trace):")
-    for k in sorted(set().union(*phs), key=lambda k: -med(phs, k)):
-        print(f"  {med(phs, k):7.1f}  {k}")
-    print(f"\ntop {args.top} functions by self time (ms, median):")
-    keys = set().union(*fns)
-    for k in sorted(keys, key=lambda k: -med(fns, k))[: args.top]:
-        print(f"  {med(fns, k):7.1f}  {k}")
+    with Server(args.data, prepare_checkout(Path(args.tree))) as server, chromium() as browser:
+        server.wait_health()
+        for _ in range(args.runs + 1):  # the first run warms the server (not counted)
+            ms, prof, ph = one_run(browser, server.url, args.save)
+            cells.append(ms)
+            scripts.append(self_times(prof))
+            fns.append(self_times(prof, by_function=True))
+            phs.append(ph)
+    print_table(profile_rows(cells[1:], scripts[1:], fns[1:], phs[1:], args.top))
     return 0
+
+
+def _top(counters: list, n: int, prefix: str) -> list[Row]:
+    """The ``n`` keys with the most time (median over the runs), a row each."""
+    keys = set().union(*counters)
+    med = {k: median(c.get(k, 0) for c in counters) for k in keys}
+    return [
+        Row(f"{prefix}{k}", [c.get(k, 0) for c in counters])
+        for k in sorted(keys, key=lambda k: -med[k])[:n]
+    ]
+
+
+def profile_rows(cells, scripts, fns, phs, top: int) -> list[Row]:
+    """First cells, then self time per script (15), main-thread phases (trace), functions."""
+    return (
+        [Row("first cells from navigation", cells)]
+        + _top(scripts, 15, "self time, script ")
+        + _top(phs, len(PHASES) + 1, "main-thread phase ")
+        + _top(fns, top, "self time, function ")
+    )
 
 
 if __name__ == "__main__":

@@ -206,6 +206,20 @@ def test_rank_change_words_and_deltas(page):
     assert got == [[-2, 0, 0, 1], ["", "new", "no score", ""]]
 
 
+def test_score_change_is_the_python_rule(page):
+    from ml_peg_like.scoring import score_change
+
+    before = [0.5, math.nan, 0.3, 0.2, 0.1 + 0.2, 0.9]
+    after = [0.75, 0.4, math.nan, 0.2, 0.3, 0.6]
+    got = page.evaluate("([b, a]) => Array.from(mplEngine.scoreChange(b, a))", [before, after])
+    # by hand: +0.25, no score before, none now, unchanged, a tie (5.6e-17 apart), -0.3
+    want = score_change(before, after)
+    assert [0.25, None, None, 0.0, 0.0, -0.3] == [
+        None if math.isnan(v) else round(v, 12) for v in got
+    ]
+    assert all((math.isnan(g) and math.isnan(w)) or g == w for g, w in zip(got, want, strict=True))
+
+
 def test_unsupported_board_is_scored_on_the_server_only(page):
     import ml_peg_like as mpl
     from ml_peg_like.bundle import make_bundle

@@ -26,6 +26,7 @@ from ..support.resources import assets_dir
 from . import a11y, firstpage, firstview, ids
 from .cache import ScoreCache
 from .components import (
+    baseline,
     curve,
     edit,
     grid,
@@ -145,6 +146,7 @@ def create_app(
         crumbs=html.Div(
             [
                 restore.layout(),  # "restore your last settings" (the browser remembers them)
+                baseline.layout(),  # what rank and score changes compare with, the changes
                 navigation.crumbs_layout(config),
                 *explore_view.layout(cache),
             ]
@@ -196,11 +198,12 @@ def create_app(
         robustness_callbacks.register(app, cache, manager)
         app.robustness_manager = manager
 
-        def on_changes(changes):  # the tau line, in the edit callback's own response
-            return robustness_callbacks.tau_line_text(cache, changes)
+        def on_changes(changes, baseline=None):  # the tau line, in the edit callback's answer
+            return robustness_callbacks.tau_line_text(cache, changes, baseline)
 
     edit.register(app, cache, on_changes=on_changes, sensitivity=sens, server_scored=server_scored)
     liveedit.register(app)
+    baseline.register(app)
     if large:
         modelsearch.register(app, cache)
     restore.register(app)  # the last settings, remembered by the browser (components/restore.py)

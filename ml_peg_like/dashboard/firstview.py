@@ -85,6 +85,15 @@ def _classes(*names: Any) -> str:
     return " ".join(dict.fromkeys(out))
 
 
+def _change_text(field: str, value: Any, row: Mapping[str, Any]) -> str:
+    """A change cell of the first view, the defaults against themselves: no arrows, only the
+    words ("new", "no score") of the grid's fmtDelta; a score change of 0 (""), or "—"
+    without an overall score (the grid's fmtScoreChange)."""
+    if field == ids.COL_DELTA:
+        return value if isinstance(value, str) else ""
+    return numfmt.MISSING_TEXT if numfmt.is_missing(row.get(ids.COL_OVERALL)) else ""
+
+
 def _cell(col: Mapping[str, Any], row: Mapping[str, Any], scale: float, mark: str = "") -> str:
     """One ``<td>`` as the grid draws the cell (text, classes, colour)."""
     field = col.get("colId") or col["field"]
@@ -98,10 +107,8 @@ def _cell(col: Mapping[str, Any], row: Mapping[str, Any], scale: float, mark: st
             klass = _classes(klass, "dominated")
     elif fmt == "fmtRank":  # the grid's fmtRank: "=2" when shared, "—" without a rank
         text = rank_text(value, row.get(ids.ROW_TIED))
-    elif field == ids.COL_DELTA:
-        # the first view is the defaults against themselves: no arrows, only the words
-        # ("new", "no score") of the grid's fmtDelta
-        text = value if isinstance(value, str) else ""
+    elif field in (ids.COL_DELTA, ids.COL_SCORE_DELTA):
+        text = _change_text(field, value, row)
     elif fmt == "fmtScore":
         text = numfmt.fmt_score(value, scale)
         if numfmt.is_missing(value):

@@ -55,6 +55,15 @@ POLICY_OVERRIDES = "policy-overrides"  # the categories that override the policy
 NO_SCORE = "no-score"  # the line above the table: how many models have no overall score, why
 #: the robustness view's tau line (the main callback fills it in the same response)
 ROB_TAU = "rob-tau"
+#: the pinned baseline (components/baseline.py): the store ``{changes, n, pinned[, result]}`` or
+#: None (the published settings), its buttons, the line that names it and the readable list of
+#: the changes shown
+BASE = "baseline"
+BASE_PIN = "baseline-pin"
+BASE_UNPIN = "baseline-unpin"
+BASE_TEXT = "baseline-text"
+CHANGES_LIST = "changes-list"
+CHANGES_LABEL = "changes-label"
 #: the sensitivity panel: "what would put this model first?" (components/sensitivity.py)
 SENS_PANEL = "sens-panel"
 #: store {box name: stability interval text} of the view's boxes, written into their holders
@@ -230,6 +239,7 @@ HDR_COL = "colId"  # hdr store: the clicked column
 
 COL_RANK = "rank"
 COL_DELTA = "d"
+COL_SCORE_DELTA = "ds"  # the overall score's change against the baseline
 COL_MODEL = "model"
 COL_NAME = "mn"  # a row's display name (only when it differs from the key)
 COL_OVERALL = "o"
@@ -363,6 +373,7 @@ def js_names(
         "menuToggle": MENU_TOGGLE,
         "toolsToggle": TOOLS_TOGGLE,
         "colDelta": COL_DELTA,
+        "changesList": CHANGES_LIST,
         "sidebar": SIDEBAR,
         "reasons": dict(reasons or {}),
         "digits": SCORE_DIGITS,

@@ -28,6 +28,7 @@ Q_MISSING = "missing"  # the missing-data policy when it differs from the defaul
 Q_SHOW = "show"  # the raw / normalised toggle when not the first option
 Q_SORT = "sort"  # the grid's sort: ``<column id>.<asc|desc>`` when not the rank
 Q_DIGITS = "digits"  # significant digits of the scores when not the default
+Q_BASE = "b"  # the pinned baseline's changes (encoded as ``s``); absent: the published settings
 MAX_STATE_CHARS = 200_000
 #: the deepest nesting a link's settings or filter may have (theirs is 3 or 4 levels)
 MAX_DEPTH = 16
@@ -99,18 +100,41 @@ def _depth_within(data: Any, limit: int) -> bool:
     return False
 
 
-def decode_changes(text: str | None) -> Changes:
-    """The changes encoded by :func:`encode_changes`; ValueError for anything else."""
+def decode_changes(text: str | None, what: str = "settings") -> Changes:
+    """The changes encoded by :func:`encode_changes`; ValueError for anything else (its
+    message names ``what`` the link holds: its settings, its baseline)."""
     if not text:
         return {}
     if len(text) > MAX_STATE_CHARS:
-        raise ValueError("the settings in the link are too long")
-    data = _decode_json(text, "settings")
+        raise ValueError(f"the {what} in the link are too long")
+    data = _decode_json(text, what)
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, dict) for k, v in data.items()
     ):
-        raise ValueError("the settings in the link are not a mapping of key path to fields")
+        raise ValueError(f"the {what} in the link are not a mapping of key path to fields")
     return data
+
+
+def read_baseline(defaults: Config, text: str | None) -> Changes | None:
+    """The pinned baseline of a link's ``b=`` (encoded as ``s=``, the policy included): its
+    changes from the defaults, None when there is none (or it equals the defaults). ValueError
+    naming the problem when it cannot be read, holds an unknown field or is not a valid
+    setting (then the page compares with the published settings)."""
+    if not text:
+        return None
+    decoded = decode_changes(text, "baseline settings")
+    try:
+        changes = effective_changes(defaults, clean_changes(defaults, decoded))
+        try_changes(defaults, changes)
+    except ConfigError as exc:
+        first = exc.problems[0] if exc.problems else exc
+        raise ValueError(f"the baseline is not a valid setting ({first})") from None
+    return changes or None
+
+
+def count_changes(changes: Mapping[str, Mapping[str, Any]] | None) -> int:
+    """How many fields ``changes`` sets (the number "Reset all" and the baseline line show)."""
+    return sum(len(f) for f in (changes or {}).values())
 
 
 #: the model filter: ``{"p": [picked models], "a": {attribute: [values]}}`` (empty parts omitted)

@@ -265,6 +265,27 @@ def _coverage_col(col_id: str, src: tuple[str, int], tip: str) -> dict:
     }
 
 
+def score_change_col(scale: float) -> dict:
+    """The score change column: overall score now minus the baseline's (signed; "—" without
+    a score in either; sortable by its number)."""
+    return {
+        "colId": ids.COL_SCORE_DELTA,
+        "valueGetter": live_getter("ds"),
+        "headerName": "Δ score",
+        "headerTooltip": "Overall score now minus the baseline's (the published settings, or "
+        "the pinned view); '—': no overall score now or in the baseline",
+        "width": 84,
+        "valueFormatter": {"function": f"fmtScoreChange(params.value, {scale:g})"},
+        "comparator": {"function": "rankCompare"},  # no score: last either way
+        "cellClassRules": {  # assets/dashAgGridFunctions.js deltaKind
+            "up": {"function": "deltaKind(params) === 'up'"},
+            "down": {"function": "deltaKind(params) === 'down'"},
+        },
+        "cellClass": "num delta",
+        "type": "rightAligned",
+    }
+
+
 def column_defs(
     scores: Scores,
     view: str,
@@ -297,8 +318,9 @@ def column_defs(
             "colId": ids.COL_DELTA,
             "valueGetter": live_getter("d"),
             "headerName": "±",
-            "headerTooltip": "Rank change against the default settings (▲ up, ▼ down; 'new': "
-            "ranked now, not before; 'no score': no overall score now)",
+            "headerTooltip": "Rank change against the baseline: the published settings, or "
+            "the view pinned by 'Compare against this view' (▲ up, ▼ down; 'new': ranked now, "
+            "not before; 'no score': no overall score now)",
             "width": 58,
             "valueFormatter": {"function": "fmtDelta(params.value)"},
             "cellClassRules": {  # assets/dashAgGridFunctions.js deltaKind
@@ -335,6 +357,7 @@ def column_defs(
             klass="overall",
             tooltipValueGetter={"function": "overallTip(params)"},
         ),
+        score_change_col(scale),  # the first column beside the pinned ones
     ]
     if cfg.uses_skip and not view:
         cols.append(

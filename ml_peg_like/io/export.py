@@ -19,11 +19,12 @@ import io
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import orjson
 
 from ..config import dump_config
 from ..models import display_names
-from ..scoring import Scores
+from ..scoring import Scores, rank_change, score_change
 from ..support.lazy import lazy_module
 from .latex import LatexOptions, report_latex
 from .provenance import comment_block, provenance_json, provenance_of_scores
@@ -97,10 +98,16 @@ def level_tables(
     *,
     attributes: pd.DataFrame | None = None,
     models=None,
+    baseline_scores: Scores | None = None,
 ) -> dict[str, pd.DataFrame]:
     """:func:`score_tables` with a ``display_name`` column after ``model`` (when models.csv
-    has one) and only ``models`` (default: all) as rows."""
+    has one) and only ``models`` (default: all) as rows. ``baseline_scores``: a pinned view's
+    scores (same models): the overall table adds ``rank_change_vs_baseline`` and
+    ``score_change_vs_baseline`` (times the scale)."""
     tables = score_tables(scores, scale)
+    if baseline_scores is not None:
+        k = float(scale if scale is not None else scores.config.scale)
+        _add_baseline(tables["overall_scores"], scores, baseline_scores, k)
     has_names = attributes is not None and "display_name" in getattr(attributes, "columns", ())
     keep = set(models) if models is not None else None
     for name, df in tables.items():
@@ -112,6 +119,22 @@ def level_tables(
     return tables
 
 
+def _add_baseline(overall: pd.DataFrame, scores: Scores, baseline_scores: Scores, k: float):
+    """The overall table's rank change (a number, or "new" / "no score") and score change
+    against a pinned view's scores, by model (``scores.models`` order)."""
+    if list(baseline_scores.models) != list(scores.models):
+        raise ValueError("the baseline's scores are of other models")
+    before, after = baseline_scores.overall_scores, scores.overall_scores
+    delta, word = rank_change(before, after)
+    change = score_change(before, after) * k
+    by_model = {m: i for i, m in enumerate(scores.models)}
+    rows = [by_model[m] for m in overall["model"]]
+    overall["rank_change_vs_baseline"] = [word[i] or int(delta[i]) for i in rows]
+    overall["score_change_vs_baseline"] = [
+        None if np.isnan(change[i]) else float(change[i]) for i in rows
+    ]
+
+
 def tables_csv_zip(
     scores: Scores,
     scale: float | None = None,
@@ -119,13 +142,18 @@ def tables_csv_zip(
     attributes: pd.DataFrame | None = None,
     models=None,
     provenance: dict | None = None,
+    baseline_scores: Scores | None = None,
 ) -> bytes:
-    """A zip holding one CSV per level (see :func:`level_tables`), ``provenance.json`` and
-    ``settings.yml`` (``provenance``: default :func:`~.provenance.provenance_of_scores`)."""
+    """A zip holding one CSV per level (see :func:`level_tables`; ``baseline_scores``: the
+    changes against a pinned view), ``provenance.json`` and ``settings.yml``
+    (``provenance``: default :func:`~.provenance.provenance_of_scores`)."""
     prov = provenance if provenance is not None else provenance_of_scores(scores, scale=scale)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, df in level_tables(scores, scale, attributes=attributes, models=models).items():
+        tables = level_tables(
+            scores, scale, attributes=attributes, models=models, baseline_scores=baseline_scores
+        )
+        for name, df in tables.items():
             zf.writestr(f"{name}.csv", _csv_bytes(df))
         for name, data in provenance_files(scores, prov).items():
             zf.writestr(name, data)

@@ -173,6 +173,16 @@ def build_provenance(
     }
 
 
+def baseline_record(defaults: Config | None, baseline: Config) -> dict[str, Any]:
+    """The provenance's ``baseline`` entry of an export compared with a pinned view: its
+    changes from the defaults (rank and score changes are against it)."""
+    changes = _changes(defaults, baseline)
+    return {
+        "settings": PUBLISHED_DEFAULTS if not changes else f"{len(changes)} changed from defaults",
+        "changes_from_defaults": changes,
+    }
+
+
 def provenance_of_scores(scores, *, origin=None, defaults=None, scale=None, now=None) -> dict:
     """:func:`build_provenance` of a :class:`~ml_peg_like.scoring.Scores` (its raw values
     are the canonical fallback when ``origin`` records no raw file)."""

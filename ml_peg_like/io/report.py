@@ -23,14 +23,16 @@ from ..config import Config
 from ..config.nodes import to_yaml_value
 from ..models import display_names
 from ..numfmt import SCORE_DIGITS, clean_digits, shortest
-from ..scoring import Scores, rank_change, ranks_or_none
+from ..scoring import Scores, rank_change, ranks_or_none, score_change
 from ..support.lazy import lazy_module
-from .provenance import provenance_of_scores, tool_version
+from .provenance import baseline_record, provenance_of_scores, tool_version
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
 RANK, NAME, KEY, TIED = "Rank", "Model", "Key", "Tied"
 OVERALL, COVERAGE, CHANGE = "Overall", "Coverage", "Rank change vs defaults"
+#: the columns of a report compared with a pinned baseline instead of the defaults
+BASE_CHANGE, BASE_SCORE_CHANGE = "Rank change vs baseline", "Score change vs baseline"
 ID_COLUMNS = (RANK, NAME, KEY)
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -177,15 +179,38 @@ class _Selection:
         return _floats(values[self.rows])
 
 
+def _overall_before(sel: _Selection, before_scores: Scores) -> np.ndarray:
+    """The overall scores of ``before_scores`` in the order of the exported scores' models."""
+    pos = {m: i for i, m in enumerate(before_scores.models)}
+    return np.array(
+        [before_scores.overall_scores[pos[m]] if m in pos else np.nan for m in sel.scores.models]
+    )
+
+
 def _rank_change(sel: _Selection, default_scores: Scores) -> list[Any]:
     """Rank change of each exported model against its rank under the default scores."""
-    scores = sel.scores
-    pos = {m: i for i, m in enumerate(default_scores.models)}
-    before = np.array(
-        [default_scores.overall_scores[pos[m]] if m in pos else np.nan for m in scores.models]
-    )
-    delta, word = rank_change(before, scores.overall_scores)  # the one rank-change rule
+    before = _overall_before(sel, default_scores)
+    delta, word = rank_change(before, sel.scores.overall_scores)  # the one rank-change rule
     return [word[i] or int(delta[i]) for i in sel.order]
+
+
+def _baseline_columns(sel: _Selection, baseline_scores: Scores) -> dict[str, list[Any]]:
+    """The rank change and the score change (times the scale) against a pinned baseline."""
+    before = _overall_before(sel, baseline_scores)
+    return {
+        BASE_CHANGE: _rank_change(sel, baseline_scores),
+        BASE_SCORE_CHANGE: sel.scaled(score_change(before, sel.scores.overall_scores)),
+    }
+
+
+def baseline_rows(defaults: Config, baseline: Config) -> list[tuple[str, str]]:
+    """The Settings sheet's rows naming a pinned baseline: how many changes from the defaults
+    and each of them."""
+    changes = defaults.diff(baseline)
+    n = sum(len(c) for c in changes.values())
+    rows = [("Baseline", f"a pinned view: {n} change{'s' if n != 1 else ''} from the defaults")]
+    rows += [(f"Baseline: {path}", _fmt_change(change)) for path, change in changes.items()]
+    return rows
 
 
 def _overall_sheet(sel: _Selection, change: list[Any] | None) -> tuple[dict[str, Any], list[str]]:
@@ -249,6 +274,8 @@ def build_report(
     scale: float | None = None,
     now: _dt.datetime | None = None,
     origin: Mapping[str, Any] | None = None,
+    baseline: Config | None = None,
+    baseline_scores: Scores | None = None,
 ) -> Report:
     """The export of ``scores``: ``models`` (default: all) in rank order.
 
@@ -257,6 +284,9 @@ def build_report(
     differences); ``default_scores``: the scores under ``defaults`` (adds the rank change column
     when some setting changed); ``model_filter``: words describing the filter applied;
     ``origin``: the files' provenance records (``RawData.origin``).
+    ``baseline`` / ``baseline_scores``: a pinned view and its scores: the Overall sheet then
+    compares with them (rank change and score change vs baseline), the Settings sheet and the
+    provenance name them.
     """
     cfg, plan = scores.config, scores.plan
     k = float(scale if scale is not None else cfg.scale)
@@ -266,9 +296,13 @@ def build_report(
     sel = _Selection(scores, order, all_names, k)
     changes = defaults.diff(cfg) if defaults is not None else None
     change = None
-    if default_scores is not None and (changes or defaults is None):
+    if default_scores is not None and (changes or defaults is None) and baseline_scores is None:
         change = _rank_change(sel, default_scores)
     ov, ov_cov = _overall_sheet(sel, change)
+    base_cols = []  # the score change against a pinned baseline is a (scaled) score
+    if baseline_scores is not None:
+        ov.update(_baseline_columns(sel, baseline_scores))
+        base_cols = [BASE_SCORE_CHANGE]
     cs, cs_cov = _categories_sheet(sel)
     bs = {b: sel.scaled(scores.bench_scores[:, j]) for j, b in enumerate(plan.benchmarks)}
     ms, mscore, mraw = _metrics_sheet(sel)
@@ -280,7 +314,7 @@ def build_report(
         "Metrics": sel.frame(ms),
     }
     score_cols = {
-        "Overall": [OVERALL, *cats],
+        "Overall": [OVERALL, *cats, *base_cols],
         "Categories": cats,
         "Benchmarks": list(plan.benchmarks),
         "Metrics": mscore,
@@ -297,8 +331,11 @@ def build_report(
         model_filter=model_filter,
         scale=k,
         now=now,
+        extra=baseline_rows(defaults, baseline) if baseline is not None and defaults else (),
     )
     prov = provenance_of_scores(scores, origin=origin, defaults=defaults, scale=k, now=now)
+    if baseline is not None:
+        prov["baseline"] = baseline_record(defaults, baseline)
     return Report(
         title=cfg.title,
         sheets=sheets,

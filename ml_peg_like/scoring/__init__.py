@@ -3,7 +3,8 @@
 * :mod:`.plan`: the config compiled to arrays; threshold resolution; normalisation.
 * :mod:`.scores`: :class:`Scores`, :func:`score`, :func:`score_values`.
 * :mod:`.ranks`: the ranking rule (:data:`RANK_RTOL`, :func:`rank_desc`, :func:`rank_ties`,
-  :func:`rank_rows`, :func:`scores_tie`) and :func:`rank_change` (arrows or a word).
+  :func:`rank_rows`, :func:`scores_tie`) and :func:`rank_change` (arrows or a word) and
+  :func:`score_change` (the overall score's difference).
 
 The weighted means and the missing-data policy are :mod:`ml_peg_like.aggregation`'s.
 """
@@ -21,6 +22,7 @@ from .ranks import (
     rank_text,
     rank_ties,
     ranks_or_none,
+    score_change,
     scores_tie,
 )
 from .scores import Scores, score, score_values
@@ -43,6 +45,7 @@ __all__ = [
     "rank_rows",
     "rank_text",
     "rank_ties",
+    "score_change",
     "resolve_threshold",
     "score",
     "score_values",

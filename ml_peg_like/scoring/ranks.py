@@ -147,6 +147,22 @@ def rank_change(before, after) -> tuple[np.ndarray, np.ndarray]:
     return delta, word
 
 
+def score_change(before, after) -> np.ndarray:
+    """Overall score ``after`` minus ``before`` of each model (the score change column): NaN
+    where either has no score, exactly 0 where the two tie by the ranking rule
+    (:func:`scores_tie`: an unchanged score never reads as a change of 1e-17)."""
+    b = np.asarray(before, dtype=float)
+    a = np.asarray(after, dtype=float)
+    if b.shape != a.shape:
+        raise ValueError(
+            f"score_change: expected two (models,) arrays, got {b.shape} and {a.shape}"
+        )
+    with np.errstate(invalid="ignore"):
+        out = a - b
+    out[scores_tie(a, b)] = 0.0
+    return out
+
+
 def largest_change(delta: np.ndarray, word: np.ndarray) -> tuple[int, int]:
     """``(size, index)`` of the largest rank change of a (models,) result of :func:`rank_change`
     (models ranked in both only); ``(0, -1)`` when no such model moved."""

@@ -22,6 +22,8 @@ What each action changes:
   dropped with a message, and the controls that differ are set.
 - a navigation request: the view and metric it names.
 - a what-if click: that one edit (a change that cannot be applied: a message, nothing else).
+- "Compare against this view": the changes shown become the baseline (``b=``); "Unpin": the
+  published settings again. A link's unreadable baseline is dropped with a message.
 - the toggles, filters, digits and Explore's controls: nothing here (the page's values are the
   step already); the changes from the browser (a box edit): nothing here either.
 """
@@ -42,6 +44,7 @@ from .. import ids
 from ..cache import ScoreCache
 from ..state import (
     MAX_STATE_CHARS,
+    Q_BASE,
     Q_DIGITS,
     Q_FILTER,
     Q_METRIC,
@@ -55,9 +58,11 @@ from ..state import (
     apply_edit,
     changes_from_upload,
     clean_changes,
+    count_changes,
     decode_changes,
     effective_changes,
     parse_query,
+    read_baseline,
     reset_paths,
 )
 from ..tables import canonical_view, view_node
@@ -119,7 +124,8 @@ class Step:
     from the changes (a reset, a preset, an upload, the URL); ``link``: the step comes from a
     link; ``cfg``: the config of ``changes`` when the action built it already; ``set``: controls
     the action sets directly (output name: value); ``final``: the action was refused, the answer
-    is ``status`` and ``set`` alone."""
+    is ``status`` and ``set`` alone; ``baseline``: the pinned settings rank and score changes
+    compare with (None: the published settings); ``pinned``: pinned by this action."""
 
     changes: Changes
     view: str
@@ -136,6 +142,8 @@ class Step:
     cfg: Config | None = None
     set: dict[str, Any] = field(default_factory=dict)
     final: bool = False
+    baseline: Changes | None = None
+    pinned: bool = False
 
 
 def _with(step: Step, **changes: Any) -> Step:
@@ -218,6 +226,49 @@ def sort(env: Env, step: Step, act: Action) -> Step | None:
     return _with(step, sort=sort_text(act.kw.get("sort")))
 
 
+def pin(env: Env, step: Step, act: Action) -> Step | None:
+    """ "Compare against this view": the changes shown become the baseline."""
+    if not act.clicked:
+        return None
+    if not step.changes:
+        message = "This view is the published settings: changes compare with them."
+        return _with(step, baseline=None, status=status(message))
+    n = count_changes(step.changes)
+    message = (
+        f"Pinned this view ({n} change{'s' if n != 1 else ''}) as the baseline: rank change, "
+        "score change and Kendall τ now compare with it."
+    )
+    return _with(step, baseline=dict(step.changes), pinned=True, status=status(message))
+
+
+def unpin(env: Env, step: Step, act: Action) -> Step | None:
+    """ "Unpin": changes compare with the published settings again."""
+    if not act.clicked or step.baseline is None:
+        return None
+    return _with(step, baseline=None, status=status("Comparing with the published settings."))
+
+
+def page_baseline(defaults: Config, query: str | None) -> Changes | None:
+    """The baseline of the query the page shows (None when it has none or, forged, cannot be
+    read: the page's own query always can)."""
+    try:
+        return read_baseline(defaults, parse_query(query).get(Q_BASE))
+    except ValueError:
+        return None
+
+
+def _link_baseline(env: Env, q: Mapping[str, str], shown: Any) -> tuple[Changes | None, Any]:
+    """The baseline of a link and the message (``shown``, or why the baseline was ignored)."""
+    try:
+        return read_baseline(env.cache.defaults, q.get(Q_BASE)), shown
+    except ValueError as exc:
+        message = (
+            f"The baseline in the link (b=) was ignored: {exc}. Rank and score changes compare "
+            "with the published settings."
+        )
+        return None, status(message, "err") if shown is no_update else shown
+
+
 def upload(env: Env, step: Step, act: Action) -> Step | None:
     contents = act.kw.get("upload")
     if not contents or not isinstance(contents, str):
@@ -295,6 +346,7 @@ def link(env: Env, step: Step, act: Action) -> Step | None:
     picked: dict[str, Any] = dict(controls["set"])
     sel = explore_view.from_query(env.cache, q, picked)
     filters, filter_controls, shown = _link_filters(env, step, q, act, shown)
+    baseline, shown = _link_baseline(env, q, shown)
     return _with(
         step,
         changes=changes,
@@ -311,6 +363,7 @@ def link(env: Env, step: Step, act: Action) -> Step | None:
         sel=sel,
         filters=filters,
         set={**step.set, **picked, **filter_controls},
+        baseline=baseline,
     )
 
 
@@ -358,6 +411,8 @@ ACTIONS: dict[Any, Act] = {
     ids.UPLOAD: upload,
     ids.URL: link,
     ids.WANT: want,
+    ids.BASE_PIN: pin,
+    ids.BASE_UNPIN: unpin,
     (ids.KEY_TYPE, ids.T_WHATIF): whatif,
     (ids.KEY_TYPE, ids.T_ATTR): unchanged,
     **{c: unchanged for c in CONTROLS},

@@ -48,12 +48,14 @@ from .. import ids
 from ..cache import ScoreCache
 from ..figures import curve_figure
 from ..state import (
+    Q_BASE,
     Q_DIGITS,
     Q_SHOW,
     Q_SORT,
     Changes,
     clean_changes,
     clean_filters,
+    count_changes,
     encode_changes,
     filtered_models,
     make_query,
@@ -86,9 +88,9 @@ SHOWN_ONLY = (
     ("msg", "shown_msg", (ids.KEY_PATH,)),
 )
 
-#: what the composition may hand in: called with each accepted change; the robustness tau line's
-#: text, or None
-OnChanges = Callable[[Changes], str | None]
+#: what the composition may hand in: called with each accepted change and the pinned baseline
+#: (None: the defaults); the robustness tau line's text, or None
+OnChanges = Callable[[Changes, Changes | None], str | None]
 TAU_OUTPUT = dict(tau=Output(ids.ROB_TAU, "children"))
 #: a board the browser cannot score (liveedit.page_bundle): the scores of the answer's changes
 LIVE_OUTPUT = dict(live_result=Output(ids.LIVE_RESULT, "data"))
@@ -130,6 +132,7 @@ OUTPUTS = dict(
     digits=Output(ids.DIGITS, "value"),
     show_value=Output(ids.SHOW, "value"),
     preset=Output(ids.PRESET, "value"),
+    base=Output(ids.BASE, "data"),
     **explore_view.OUTPUTS,
     **curve.OUTPUTS,
 )
@@ -151,6 +154,8 @@ INPUTS = dict(
     use_skip=Input(ids.MISSING_SKIP, "n_clicks"),
     sort=Input(ids.SORT, "data"),
     digits=Input(ids.DIGITS, "value"),
+    pin=Input(ids.BASE_PIN, "n_clicks"),
+    unpin=Input(ids.BASE_UNPIN, "n_clicks"),
     **explore_view.INPUTS,
 )
 STATES = dict(
@@ -245,6 +250,7 @@ def _before(cache: ScoreCache, kw: dict[str, Any], changes: Changes) -> actions.
         show=kw["show"] if kw["show"] in grid.SHOW_OPTIONS else grid.SHOW_OPTIONS[0],
         sort=sort_text(parse_query(kw["qs"] or "").get(Q_SORT, "")),  # kept unless changed
         digits=clean_digits(kw["digits"], SCORE_DIGITS),
+        baseline=actions.page_baseline(cache.defaults, kw["qs"]),  # kept unless changed
     )
 
 
@@ -333,8 +339,9 @@ def _state_part(a: Answer) -> dict[str, Any]:
         out["answered"] = a.req.kw["pending"]  # the parts that need Python: in this answer
     if new != old:
         out["changes"] = new
-    if a.on_changes is not None and (new != old or a.req.from_browser):
-        out["tau"] = a.on_changes(new) or no_update
+    moved_base = a.step.baseline != a.before.baseline
+    if a.on_changes is not None and (new != old or a.req.from_browser or moved_base):
+        out["tau"] = a.on_changes(new, a.step.baseline) or no_update
     if a.view_changed or a.step.metric != a.before.metric:
         out["view"] = {ids.VIEW_PATH: a.step.page or a.step.view, ids.VIEW_METRIC: a.step.metric}
     return out
@@ -354,6 +361,7 @@ def _query_part(a: Answer) -> dict[str, Any]:
             Q_SHOW: "" if s.show == grid.SHOW_OPTIONS[0] else s.show,
             Q_SORT: s.sort,
             Q_DIGITS: "" if s.digits == SCORE_DIGITS else str(s.digits),
+            Q_BASE: encode_changes(s.baseline) if s.baseline else "",
         },
     )
     query = explore_view.query_tail(query, s.page, s.sel)
@@ -522,6 +530,22 @@ def _live_part(a: Answer) -> dict[str, Any]:
     return {"live_result": result_of(a.scores)} if moved else {}
 
 
+def _baseline_part(a: Answer) -> dict[str, Any]:
+    """The baseline store (when the baseline changed or was pinned again): its changes, their
+    count and whether this action pinned it; on a board the browser cannot score, its scores
+    too (the browser scores it itself otherwise, once per pin)."""
+    s = a.step
+    if s.baseline == a.before.baseline and not s.pinned:
+        return {}
+    if s.baseline is None:
+        return {"base": None}
+    base: dict[str, Any] = {"changes": s.baseline, "n": count_changes(s.baseline)}
+    base["pinned"] = s.pinned
+    if "live_result" in ctx.outputs_grouping:
+        base["result"] = result_of(a.env.cache.scores_for(s.baseline)[1])
+    return {"base": base}
+
+
 #: the parts of an answer, in order, each with the outputs it owns (and alone may write)
 PARTS: tuple[tuple[frozenset[str], Callable[[Answer], dict[str, Any]]], ...] = (
     (frozenset({"answered", "changes", "tau", "view"}), _state_part),
@@ -535,6 +559,7 @@ PARTS: tuple[tuple[frozenset[str], Callable[[Answer], dict[str, Any]]], ...] = (
     (frozenset({"settings", "crumbs", "mopts", "plot_style", "show_style"}), _view_part),
     (frozenset({"box_value", "box_class", "msg"}), _boxes_part),
     (frozenset({"live_result"}), _live_part),
+    (frozenset({"base"}), _baseline_part),
 )
 
 

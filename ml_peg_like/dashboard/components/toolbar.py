@@ -16,14 +16,23 @@ from dash.exceptions import PreventUpdate
 from ...errors import ConfigError
 from ...io.export import settings_yaml, tables_csv_zip
 from ...io.latex import report_latex
-from ...io.provenance import provenance_of_scores
+from ...io.provenance import baseline_record, provenance_of_scores
 from ...io.report import build_report, safe_file_stem
 from ...io.xlsx import report_xlsx
 from ...numfmt import MAX_DIGITS, SCORE_DIGITS, clean_digits
 from ...serving.server import MAX_UPLOAD_BYTES, UPLOAD_LIMIT_TEXT
 from .. import a11y, ids
 from ..cache import ScoreCache
-from ..state import Changes, clean_changes, clean_filters, filtered_models
+from ..state import (
+    MAX_STATE_CHARS,
+    Q_BASE,
+    Changes,
+    clean_changes,
+    clean_filters,
+    filtered_models,
+    parse_query,
+    read_baseline,
+)
 from .inputs import attr_selection
 
 #: why a file above the limit is refused (by the server, and in the browser: ``assets/upload.js``)
@@ -252,14 +261,24 @@ def decode_upload(contents: str) -> bytes:
 
 
 class ExportRequest:
-    """What an export needs: the settings, the models to export and the digits."""
+    """What an export needs: the settings, the models to export, the digits and the pinned
+    baseline (``baseline``: its changes from the defaults, None when none is pinned)."""
 
-    def __init__(self, cache: ScoreCache, changes: Changes, models, words: str, digits: int):
+    def __init__(
+        self,
+        cache: ScoreCache,
+        changes: Changes,
+        models,
+        words: str,
+        digits: int,
+        baseline: Changes | None = None,
+    ):
         self.cfg, self.scores = cache.scores_for(changes)
         self.cache = cache
         self.models = models  # None: every model
         self.words = words  # the filter in words ("" when none)
         self.digits = digits
+        self.base_cfg, self.base_scores = cache.scores_for(baseline) if baseline else (None, None)
 
     @property
     def stem(self) -> str:
@@ -269,7 +288,10 @@ class ExportRequest:
         """The export's provenance: the files as read at the start, the changes made since."""
         cache = self.cache
         origin = getattr(cache.raw, "origin", None)
-        return provenance_of_scores(self.scores, origin=origin, defaults=cache.defaults)
+        prov = provenance_of_scores(self.scores, origin=origin, defaults=cache.defaults)
+        if self.base_cfg is not None:
+            prov["baseline"] = baseline_record(cache.defaults, self.base_cfg)
+        return prov
 
     def report(self):
         cache = self.cache
@@ -283,6 +305,8 @@ class ExportRequest:
             model_filter=self.words or None,
             digits=self.digits,
             origin=getattr(cache.raw, "origin", None),
+            baseline=self.base_cfg,
+            baseline_scores=self.base_scores,
         )
 
 
@@ -292,6 +316,7 @@ def _csv(req: ExportRequest):
         attributes=req.cache.raw.attributes,
         models=req.models,
         provenance=req.provenance(),
+        baseline_scores=req.base_scores,
     )
     return dcc.send_bytes(data, f"{req.stem}_scores.zip")
 
@@ -341,6 +366,10 @@ def register(app, cache: ScoreCache) -> None:
     )
 
 
+#: the longest page query an export reads its baseline from (actions.MAX_QUERY_CHARS)
+MAX_QS_CHARS = MAX_STATE_CHARS + 4000
+
+
 def _register_download(app, cache: ScoreCache, kind: str, fn) -> None:
     @app.callback(
         Output(ids.download(kind), "data"),
@@ -350,16 +379,19 @@ def _register_download(app, cache: ScoreCache, kind: str, fn) -> None:
         State(ids.attr(ALL), "value"),
         State(ids.EXPORT_ALL, "value"),
         State(ids.DIGITS, "value"),
+        State(ids.QS, "data"),  # the pinned baseline (b=) of the page's query
         prevent_initial_call=True,
     )
-    def download(_n, changes, picks, _attrs, export_all, digits):
+    def download(_n, changes, picks, _attrs, export_all, digits, qs):
         from dash import ctx
 
         try:
             attrs = attr_selection(ctx.args_grouping[3])
             models, words = export_models(cache, picks, attrs, export_all)
             changes = clean_changes(cache.defaults, changes)
-            req = ExportRequest(cache, changes, models, words, clean_digits(digits))
+            query = qs if isinstance(qs, str) and len(qs) <= MAX_QS_CHARS else ""
+            baseline = read_baseline(cache.defaults, parse_query(query).get(Q_BASE))
+            req = ExportRequest(cache, changes, models, words, clean_digits(digits), baseline)
             return fn(req)
         except (ConfigError, ValueError):
             raise PreventUpdate from None

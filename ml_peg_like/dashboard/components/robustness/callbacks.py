@@ -127,19 +127,25 @@ def run_analysis(engine, changes: Any, controls: Mapping[str, Any], progress=Non
     return result, None
 
 
-def tau_for(engine, changes: Any) -> tuple[float, float]:
-    """Kendall tau and Spearman rho of the current overall ranking against the default one
-    (the engine's ranks: a model without an overall score has no rank and is left out)."""
+def tau_for(engine, changes: Any, baseline: Any = None) -> tuple[float, float]:
+    """Kendall tau and Spearman rho of the current overall ranking against the baseline's
+    (``baseline``: pinned changes; None: the defaults). The engine's ranks: a model without an
+    overall score has no rank and is left out."""
     clean = clean_changes(engine.defaults, changes)
     _cfg, scores = engine.scores_for(clean)
-    base = engine.default_scores.ranks
+    if baseline:
+        base = engine.scores_for(clean_changes(engine.defaults, baseline))[1].ranks
+    else:
+        base = engine.default_scores.ranks
     return kendall_tau(scores.ranks, base), spearman_rho(scores.ranks, base)
 
 
-def tau_line_text(engine, changes: Any) -> str | None:
-    """The tau line's text for a changes store (None when the changes are not valid)."""
+def tau_line_text(engine, changes: Any, baseline: Any = None) -> str | None:
+    """The tau line's text for a changes store and the pinned baseline (None when either is
+    not valid)."""
+    against = "pinned view" if baseline else "defaults"
     try:
-        return tau_text(*tau_for(engine, changes))
+        return tau_text(*tau_for(engine, changes, baseline), against=against)
     except (ValueError, ConfigError):
         return None
 

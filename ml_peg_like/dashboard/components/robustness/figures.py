@@ -88,9 +88,9 @@ def queued_text(ahead: int) -> str:
     return f"Queued: {ahead:,} analyses ahead (the server runs a few at a time)…"
 
 
-def tau_text(tau: Any, rho: Any = None) -> str:
-    """The line under the scores table."""
-    text = f"Kendall τ vs defaults: {_fmt_num(tau)}"
+def tau_text(tau: Any, rho: Any = None, against: str = "defaults") -> str:
+    """The line under the scores table (``against``: what the ranking is compared with)."""
+    text = f"Kendall τ vs {against}: {_fmt_num(tau)}"
     if rho is not None:
         text += f" · Spearman ρ {_fmt_num(rho)}"
     return text

@@ -185,7 +185,8 @@ def tau_line() -> html.Div:
         ],
         className="rob-tau",
         title="Rank correlation of the current overall ranking with the default settings' "
-        "(1 = same order, -1 = reversed)",
+        "or, when a view is pinned, with the pinned view's (1 = same order, -1 = reversed; "
+        "models without an overall score in either are left out)",
     )
 
 

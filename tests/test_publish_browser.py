@@ -268,6 +268,10 @@ def test_links_round_trip_with_the_dashboard(site):
     many.update({f"Regression/Diabetes/{m}": {"weight": 0.25} for m in ("MAE", "R2")})
     many["Regression/Diabetes/MAE"]["good"] = 41.0
     assert q["s"][0].startswith("j") and state.encode_changes(many)[0] == "z"
+    # what the site does not show (the dashboard's digits) stays in its links
+    kept = _open(site, "?" + urlsplit(page.url).query + "&digits=5")
+    _edit(kept.page, "Classification/Iris/F1.weight", "0.25")
+    assert parse_qs(urlsplit(kept.page.url).query)["digits"] == ["5"]
     for ch in (policy, many):
         query = state.make_query(ch, "Regression/Diabetes", "Regression/Diabetes/MAE")
         other = _open(site, query)

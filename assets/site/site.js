@@ -198,6 +198,9 @@
                filterText: q.get(Q.filter) || "", show: q.get(Q.show) || "raw",
                sort: parseSort(q.get(Q.sort)), problem: "" };
     var policy = q.get(Q.missing);
+    var known = Object.keys(Q).map(function (k) { return Q[k]; });
+    // what the site does not show (the dashboard's pinned baseline, its digits): kept in links
+    st.extra = Array.from(q.entries()).filter(function (kv) { return known.indexOf(kv[0]) < 0; });
     return decodeJson(q.get(Q.state) || "").then(linkChanges, function (e) {
       st.problem = "the settings in the link are not readable (" + e.message + ")";
       return {};
@@ -246,6 +249,7 @@
     if (st.filterText) q.set(Q.filter, st.filterText);
     if (st.show && st.show !== "raw") q.set(Q.show, st.show);
     if (st.sort) q.set(Q.sort, st.sort.col + "." + st.sort.dir);
+    (st.extra || []).forEach(function (kv) { q.append(kv[0], kv[1]); });
     var text = q.toString();
     return text ? "?" + text : "";
   };
@@ -496,6 +500,7 @@
     S.filterText = st.filterText;
     S.show = st.show === "score" ? "score" : "raw";
     S.sort = st.sort;
+    S.extra = st.extra;
     var problems = rescore(st.changes);
     if (problems.length) {
       rescore({});

@@ -580,3 +580,32 @@ def test_no_serious_accessibility_violation(site, theme):
         serious = [v["id"] for v in found if v["impact"] in ("critical", "serious")]
         assert serious == [], (query, serious)
         ctx.close()
+
+
+def test_shared_ranks_and_no_rank(site, tmp_path):
+    # two models with the same values share rank 1 ("=1"); the next is 3; no value, no rank
+    d = tmp_path / "ties"
+    d.mkdir()
+    (d / "config.yml").write_text(
+        "categories:\n  C:\n    benchmarks:\n      B:\n        metrics:\n"
+        "          M: {good: 1, bad: 0}\n",
+        encoding="utf-8",
+    )
+    (d / "raw_metrics.csv").write_text(
+        "model,benchmark,metric,value\np,B,M,0.8\nq,B,M,0.8\nr,B,M,0.3\ns,B,M,\n",
+        encoding="utf-8",
+    )
+    cfg, raw = mpl.load_dataset(d)
+    out = tmp_path / "site"
+    publish(cfg, raw, out)
+    with static_server(out) as url:
+        seen = _open({**site, "url": url})
+        rows = _rows(seen.page)
+        assert {m: r for m, (r, _s) in rows.items()} == {
+            "p": "=1",
+            "q": "=1",
+            "r": "3",
+            "s": "\u2014",
+        }
+        assert rows["r"][1] == pytest.approx(0.3, rel=1e-12)
+        assert not seen.problems

@@ -113,18 +113,22 @@
     return [];
   }
 
-  // the value a column kind shows for model i (null: none): the engine's result
+  // what a column kind shows for model i of an n-model board: the engine's result
+  var CELL = {
+    o: function (res, i) { return res.overall[i]; },
+    c: function (res, i, j, n) { return res.cat[i + j * n]; },
+    b: function (res, i, j, n) { return res.bench[i + j * n]; },
+    s: function (res, i, j, n) { return res.metric[i + j * n]; },
+    r: function (res, i, j, n) { return S.board.raw[i + j * n]; },
+    cov: function (res, i) { return res.coverage ? res.coverage.overall[i] : NaN; },
+    ccov: function (res, i, j, n) { return res.coverage ? res.coverage.cat[i + j * n] : NaN; },
+    rank: function (res, i) { return res.ranks[i]; }
+  };
+
+  // the value a column kind shows for model i (null: none)
   S.value = function (i, kind, j) {
-    var res = S.res, n = S.bundle.models.length, v;
-    if (kind === "o") v = res.overall[i];
-    else if (kind === "c") v = res.cat[i + j * n];
-    else if (kind === "b") v = res.bench[i + j * n];
-    else if (kind === "s") v = res.metric[i + j * n];
-    else if (kind === "r") v = S.board.raw[i + j * n];
-    else if (kind === "cov") v = res.coverage ? res.coverage.overall[i] : NaN;
-    else if (kind === "ccov") v = res.coverage ? res.coverage.cat[i + j * n] : NaN;
-    else if (kind === "rank") v = res.ranks[i];
-    else v = NaN;
+    var f = CELL[kind];
+    var v = f ? f(S.res, i, j, S.bundle.models.length) : NaN;
     return typeof v === "number" && v === v ? v : null;
   };
 

@@ -318,6 +318,7 @@
     drawCrumbs();
     drawViews();
     if (page) {
+      S.viewPaths = null; // a view of its own has no boxes
       page.render($("board"), S);
       $("curve").hidden = true;
     } else {

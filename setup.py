@@ -16,7 +16,17 @@ setup(
     package_data={
         # data files inside the package itself (any subpackage)
         "": ["py.typed", "*.json", "*.yml", "*.yaml", "*.js", "*.css"],
-        "ml_peg_like.dashboard.assets": ["*.js", "*.css", "*.png", "*.svg", "*.ico"],
+        "ml_peg_like.dashboard.assets": [
+            "*.js",
+            "*.css",
+            "*.png",
+            "*.svg",
+            "*.ico",
+            # the published site's page (ml-peg-like publish), not loaded by the dashboard
+            "site/*.js",
+            "site/*.css",
+            "site/*.html",
+        ],
         "ml_peg_like._demo": ["*.yml", "*.csv"],
     },
 )

@@ -19,8 +19,10 @@ WEB = {"dash", "dash_ag_grid", "plotly", "flask", "werkzeug"}
 #: the subpackages that may import the web stack (WEB)
 WEB_LAYERS = ("ml_peg_like.dashboard", "ml_peg_like.serving")
 #: inside them, modules held to less: the server that listens while Dash and the app load is
-#: werkzeug's (the one Dash's own ``app.run`` uses), with no Dash or Flask: it must start fast
-ALLOWED_WEB = {"ml_peg_like.serving.earlypage": {"werkzeug"}}
+#: werkzeug's (the one Dash's own ``app.run`` uses), with no Dash or Flask: it must start fast.
+#: Outside them, ``publish`` (engine) copies Plotly.js into a static site through plotly's
+#: public ``get_plotlyjs`` (a lazy import in one function: the file, not the figure code)
+ALLOWED_WEB = {"ml_peg_like.serving.earlypage": {"werkzeug"}, "ml_peg_like.publish": {"plotly"}}
 
 
 def _modules() -> dict[str, Path]:

@@ -53,7 +53,7 @@ def _code(path: Path) -> str:
     return re.sub(r"(^|[^:\\])//[^\n]*", r"\1", text)
 
 
-SCRIPTS = sorted(ASSETS.glob("*.js"))
+SCRIPTS = sorted(ASSETS.glob("*.js")) + sorted(ASSETS.glob("site/*.js"))
 
 
 def test_the_scan_sees_the_pages_scripts():

@@ -46,6 +46,11 @@ def _custom_assets() -> list[Path]:
     return sorted(p for p in (ROOT / "assets").iterdir() if p.suffix in ASSET_SUFFIXES)
 
 
+def _site_files() -> list[Path]:
+    """The published site's page (``ml-peg-like publish``): a folder of the assets."""
+    return sorted(p for p in (ROOT / "assets" / "site").iterdir() if p.is_file())
+
+
 def _demo_files() -> list[Path]:
     return sorted(p for p in (ROOT / "data" / "demo").iterdir() if p.is_file())
 
@@ -90,9 +95,11 @@ def wheel_file(tmp_path_factory) -> Path:
 def test_wheel_holds_the_assets_and_the_demo(wheel_file):
     with zipfile.ZipFile(wheel_file) as zf:
         names = set(zf.namelist())
-        for src, where in [(p, "ml_peg_like/dashboard/assets") for p in _custom_assets()] + [
-            (p, "ml_peg_like/_demo") for p in _demo_files()
-        ]:
+        for src, where in (
+            [(p, "ml_peg_like/dashboard/assets") for p in _custom_assets()]
+            + [(p, "ml_peg_like/dashboard/assets/site") for p in _site_files()]
+            + [(p, "ml_peg_like/_demo") for p in _demo_files()]
+        ):
             name = f"{where}/{src.name}"
             assert name in names, f"{name} is missing from {wheel_file.name}"
             assert _sha(zf.read(name)) == _sha(src.read_bytes()), f"{name} differs from {src}"
@@ -100,6 +107,7 @@ def test_wheel_holds_the_assets_and_the_demo(wheel_file):
         p.name for p in _custom_assets()
     }
     assert {"config.yml", "raw_metrics.csv"} <= {p.name for p in _demo_files()}
+    assert {"index.html", "site.js", "site.css"} <= {p.name for p in _site_files()}
 
 
 class _Refs(html.parser.HTMLParser):

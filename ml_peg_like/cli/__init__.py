@@ -14,10 +14,20 @@ from __future__ import annotations
 import argparse
 
 from ..errors import INPUT_ERRORS, report
-from . import compute, convert, robustness, score, sensitivity, serve, validate, worker
+from . import compute, convert, publish, robustness, score, sensitivity, serve, validate, worker
 from .common import Parser
 
-SUBCOMMANDS = (score, validate, serve, compute, convert, robustness, sensitivity, worker)
+SUBCOMMANDS = (
+    score,
+    validate,
+    serve,
+    publish,
+    compute,
+    convert,
+    robustness,
+    sensitivity,
+    worker,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -115,6 +115,8 @@ def create_app(
         update_title=None,
         serve_locally=True,
         assets_ignore=firstpage.ASSETS_IGNORE,  # in the head instead (firstpage.head_assets)
+        # the published site's own page (ml_peg_like.publish): served on request, never loaded
+        assets_path_ignore=[firstpage.SITE_ASSETS],
     )
     bundle, server_scored = liveedit.page_bundle(config, raw, scores)
     app.index_string = _with_names(app.index_string, bundle)

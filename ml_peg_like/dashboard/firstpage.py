@@ -79,6 +79,9 @@ HEAD_SCRIPT = "theme.js"
 #: in its text that the list of scripts replaces
 LOADER_SCRIPT, LOADER_SLOT = "loader.js", "MPL_NAMES"
 ASSETS_IGNORE = r"(^|/)(theme\.js|loader\.js|[^/]+\.css)$"
+#: the folder of ``assets/`` that holds the published site's own page (``ml-peg-like publish``,
+#: ``ml_peg_like/publish.py``): the dashboard does not load it (Dash's ``assets_path_ignore``)
+SITE_ASSETS = r"^site$"
 
 
 def head_assets(assets: Path) -> str:

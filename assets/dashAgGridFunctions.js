@@ -216,6 +216,13 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return d[N().colName] || d[N().colModel];
   };
 
+  // the grid's "firstDataRendered" listener (components/grid.py): the first view can go
+  // (assets/firstview.js; absent when the page has none)
+  dagfuncs.mplFirstRows = function () {
+    var first = window.mplFirstView;
+    if (first) first.rows();
+  };
+
   // the model is dominated (the server's sensitivity marks, held by the live result)
   dagfuncs.isDominated = function (params) {
     var d = params.data;

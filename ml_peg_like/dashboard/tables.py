@@ -247,8 +247,18 @@ def _score_col(
     if klass:
         col["headerClass"] = klass.split()
         col["cellClass"] = ["num", *klass.split()]
+        col.update(_header_component(klass))
     col.update(kw)
     return col
+
+
+def _header_component(klass: str) -> dict[str, str]:
+    """The header component of a column whose name opens a view or selects a metric (its
+    classes ``klass`` hold :data:`ids.CLASS_DRILL` or :data:`ids.CLASS_METRIC`), else none."""
+    names = klass.split()
+    if ids.CLASS_DRILL in names or ids.CLASS_METRIC in names:
+        return {"headerComponent": ids.HEADER_COMPONENT}
+    return {}
 
 
 def _coverage_col(col_id: str, src: tuple[str, int], tip: str) -> dict:
@@ -450,6 +460,7 @@ def column_defs(
                     "headerClass": klass.split(),
                     "cellClass": ["num", *klass.split()],
                     "width": header_width(header, 104),
+                    **_header_component(klass),
                 }
             )
     return cols

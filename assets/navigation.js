@@ -186,7 +186,10 @@
   // view / selects the metric (the `hdr` store); the sort is a second <button> that asks the grid
   // for the next sort (IHeaderParams.progressSort(multiSort), Shift for a multi-sort) and shows
   // the column's sort (Column.getSort(), refreshed on the column's "sortChanged" event, as the
-  // docs' example does). The grid keeps aria-sort on the header cell itself.
+  // docs' example does). The grid keeps aria-sort on the header cell itself, and its keyboard
+  // (AG Grid's Keyboard Interaction: Tab and the arrows move between header cells, Enter on one
+  // sorts): so neither button is in the Tab order (tabIndex -1); a click or a screen reader
+  // presses them.
   var ARROWS = { asc: "\u2191", desc: "\u2193" };
   var SORT_WORDS = { asc: "ascending", desc: "descending" };
 
@@ -218,15 +221,14 @@
     return state[0];
   }
 
+  // its name is short (the header cell is read with its buttons' names: "Iris, sort: none")
   function sortButton(props, sort) {
-    var name = props.displayName;
-    var now = sort ? "sorted " + SORT_WORDS[sort] : "not sorted";
     return window.React.createElement(
       "button",
       {
         type: "button",
         className: "hdr-sort" + (sort ? " on" : ""),
-        "aria-label": "Sort by " + name + " (" + now + ")",
+        "aria-label": "sort: " + (SORT_WORDS[sort] || "none"),
         tabIndex: -1,
         onClick: function (e) {
           props.progressSort(e.shiftKey);

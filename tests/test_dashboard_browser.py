@@ -644,6 +644,27 @@ def test_header_name_opens_the_column_and_the_icon_sorts(env):
         assert header.get_attribute("aria-sort") == aria
         assert sort.get_attribute("aria-label") == f"sort: {aria}"
     assert ["c0", "asc"] not in sorted_col() and ["c0", "desc"] not in sorted_col()
+    # the keyboard is the grid's own: neither button is in the Tab order, and Enter on the
+    # focused header cell sorts it (AG Grid's setFocusedHeader focuses it as Tab would)
+    assert header.locator("button").evaluate_all("bs => bs.map(b => b.tabIndex)") == [-1, -1]
+    def c0_sorted(way):
+        page.wait_for_function(
+            "(w) => dash_ag_grid.getApi('grid').getColumnState().some(c => c.colId === 'c0'"
+            " && c.sort === w)",
+            arg=way,
+        )
+
+    page.evaluate("() => dash_ag_grid.getApi('grid').setFocusedHeader('c0')")
+    page.keyboard.press("Enter")
+    c0_sorted("asc")
+    assert header.get_attribute("aria-sort") == "ascending"
+    # Enter on the (clicked, so focused) sort button presses it once: one step, not two
+    sort.click()
+    c0_sorted("desc")
+    page.keyboard.press("Enter")
+    c0_sorted(None)
+    settle(page)
+    assert header.get_attribute("aria-sort") == "none"
     page.evaluate(
         "() => dash_ag_grid.getApi('grid').applyColumnState("
         "{state: [{colId: 'rank', sort: 'asc'}], defaultState: {sort: null}})"

@@ -257,7 +257,12 @@ def _header_component(klass: str) -> dict[str, str]:
     classes ``klass`` hold :data:`ids.CLASS_DRILL` or :data:`ids.CLASS_METRIC`), else none."""
     names = klass.split()
     if ids.CLASS_DRILL in names or ids.CLASS_METRIC in names:
-        return {"headerComponent": ids.HEADER_COMPONENT}
+        return {
+            "headerComponent": ids.HEADER_COMPONENT,
+            # Enter / Space on one of its buttons press that button only (AG Grid's colDef
+            # callback: the grid takes no action of its own for that key, here a sort)
+            "suppressHeaderKeyboardEvent": {"function": "headerOwnKey(params)"},
+        }
     return {}
 
 

@@ -216,6 +216,22 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return d[N().colName] || d[N().colModel];
   };
 
+  // a drill / metric header's suppressHeaderKeyboardEvent (tables.py): Enter or Space on one of
+  // its buttons (MplHeader, assets/navigation.js; focused once clicked) is the button's alone:
+  // the grid, which sorts on Enter, takes no action of its own
+  dagfuncs.headerOwnKey = function (params) {
+    var e = params.event;
+    var own = e && e.target && e.target.tagName === "BUTTON";
+    return !!own && (e.key === "Enter" || e.key === " ");
+  };
+
+  // the grid's "firstDataRendered" listener (components/grid.py): the first view can go
+  // (assets/firstview.js; absent when the page has none)
+  dagfuncs.mplFirstRows = function () {
+    var first = window.mplFirstView;
+    if (first) first.rows();
+  };
+
   // the model is dominated (the server's sensitivity marks, held by the live result)
   dagfuncs.isDominated = function (params) {
     var d = params.data;

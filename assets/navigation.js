@@ -8,8 +8,9 @@
  * same request into `want` (set_props).
  * mpl.navClasses: makes the sidebar's buttons once; its highlight follows the `view` store.
  * mpl.drawCurve: the curve's figure (from the `fig` store) is applied after the next paint.
- * A capture-phase click listener turns a click on a drill-down or metric column header's NAME
- * into `hdr` store data (so it opens / selects instead of sorting; the sort icon still sorts).
+ * MplHeader: the header of a drill-down or metric column (AG Grid's header component
+ * interface): its name is a button whose click becomes `hdr` store data (it opens / selects; it
+ * does not sort), its sort another button.
  * Every id, store key and column prefix is read from window.mplNames (written into the page from
  * ml_peg_like/dashboard/ids.py); this file spells none of them. */
 (function () {
@@ -174,26 +175,93 @@
     dc.set_props(N().want, { data: want(b.getAttribute(N().navPathAttr), "") });
   });
 
-  document.addEventListener(
-    "click",
-    function (e) {
-      var target = e.target;
-      if (!target || typeof target.closest !== "function") return;
-      var text = target.closest(".ag-header-cell-text");
-      if (!text) return;
-      var cell = text.closest(
-        ".ag-header-cell." + N().drillClass + ", .ag-header-cell." + N().metricClass
-      );
-      if (!cell || !cell.closest("#" + N().grid)) return;
-      var colId = cell.getAttribute("col-id");
-      if (!colId || !dc.set_props) return;
-      e.stopPropagation();
-      e.preventDefault();
-      var data = {};
-      data[N().hdrCol] = colId;
-      data[N().wantTime] = Date.now();
-      dc.set_props(N().hdr, { data: data });
-    },
-    true
-  );
+  // ------------------------------------------------------------ the header of a drill / metric
+  // column. AG Grid's header component interface ("Column Headers - Custom Components":
+  // https://www.ag-grid.com/javascript-data-grid/column-headers-components/ , "Custom
+  // Component - create a fully custom Header Component with complete control over rendering and
+  // behaviour"), registered by name in dashAgGridComponentFunctions as dash-ag-grid's custom
+  // components are (https://dash.plotly.com/dash-ag-grid/component-tooltip : "This JavaScript
+  // function must be added to the dashAgGridComponentFunctions.js file in the assets folder";
+  // a React component, React.createElement). The column's name is a <button> that opens the
+  // view / selects the metric (the `hdr` store); the sort is a second <button> that asks the grid
+  // for the next sort (IHeaderParams.progressSort(multiSort), Shift for a multi-sort) and shows
+  // the column's sort (Column.getSort(), refreshed on the column's "sortChanged" event, as the
+  // docs' example does). The grid keeps aria-sort on the header cell itself, and its keyboard
+  // (AG Grid's Keyboard Interaction: Tab and the arrows move between header cells, Enter on one
+  // sorts): so neither button is in the Tab order (tabIndex -1); a click or a screen reader
+  // presses them.
+  var ARROWS = { asc: "\u2191", desc: "\u2193" };
+  var SORT_WORDS = { asc: "ascending", desc: "descending" };
+
+  function openColumn(colId) {
+    if (!dc.set_props) return;
+    var data = {};
+    data[N().hdrCol] = colId;
+    data[N().wantTime] = Date.now();
+    dc.set_props(N().hdr, { data: data });
+  }
+
+  function useSort(column) {
+    var R = window.React;
+    var state = R.useState(column.getSort() || "");
+    R.useEffect(
+      function () {
+        var set = state[1];
+        function changed() {
+          set(column.getSort() || "");
+        }
+        column.addEventListener("sortChanged", changed);
+        changed();
+        return function () {
+          column.removeEventListener("sortChanged", changed);
+        };
+      },
+      [column]
+    );
+    return state[0];
+  }
+
+  // its name is short (the header cell is read with its buttons' names: "Iris, sort: none")
+  function sortButton(props, sort) {
+    return window.React.createElement(
+      "button",
+      {
+        type: "button",
+        className: "hdr-sort" + (sort ? " on" : ""),
+        "aria-label": "sort: " + (SORT_WORDS[sort] || "none"),
+        tabIndex: -1,
+        onClick: function (e) {
+          props.progressSort(e.shiftKey);
+        },
+      },
+      ARROWS[sort] || "\u2195"
+    );
+  }
+
+  function MplHeader(props) {
+    var R = window.React;
+    var column = props.column;
+    var sort = useSort(column);
+    var name = R.createElement(
+      "button",
+      {
+        type: "button",
+        className: "hdr-name",
+        tabIndex: -1,
+        onClick: function () {
+          openColumn(column.getColId());
+        },
+      },
+      props.displayName
+    );
+    return R.createElement(
+      "span",
+      { className: "hdr" },
+      name,
+      props.enableSorting ? sortButton(props, sort) : null
+    );
+  }
+
+  var comps = (window.dashAgGridComponentFunctions = window.dashAgGridComponentFunctions || {});
+  comps[N().headerComponent] = MplHeader;
 })();

@@ -2,7 +2,10 @@
  * screens: each folds its part away until pressed).
  * The theme follows the system setting (prefers-color-scheme) until the user picks one with the
  * header's button; the choice is remembered (localStorage). It sets data-theme (the page's CSS,
- * the plots' CSS) and data-ag-theme-mode (AG Grid's dark mode) on the root element and body.
+ * the plots' CSS) and data-ag-theme-mode on the root element and body: AG Grid's documented
+ * theme modes ("Theming: Colours & Dark Mode", Theme Modes:
+ * https://www.ag-grid.com/javascript-data-grid/theming-colors/#theme-modes), which switch the
+ * grid's theme (components/grid.py GRID_THEME: withParams(..., 'light' / 'dark')).
  * Ids come from Python: window.mplNames (ml_peg_like/dashboard/ids.py). */
 (function () {
   "use strict";
@@ -36,18 +39,15 @@
     root.setAttribute("data-ag-theme-mode", t);
     if (document.body) document.body.setAttribute("data-ag-theme-mode", t);
     root.style.colorScheme = t;
-    // the grids colour their score cells for the theme (scoreStyle): draw them again
+    // the grid colours its score cells for the theme (scoreStyle): draw them again
+    // (dash-ag-grid's getApi, AG Grid's refreshCells)
     var dag = window.dash_ag_grid;
-    if (!dag || !dag.getApi) return;
-    document.querySelectorAll(".ag-root-wrapper").forEach(function (el) {
-      var holder = el.parentElement && el.parentElement.closest("[id]");
-      try {
-        var api = holder && dag.getApi(holder.id);
-        if (api) api.refreshCells({ force: true });
-      } catch (e) {
-        /* not a Dash grid, or not ready: it is drawn with the theme later */
-      }
-    });
+    if (!dag || !dag.getApi || !N().grid) return;
+    try {
+      dag.getApi(N().grid).refreshCells({ force: true });
+    } catch (e) {
+      /* not drawn yet: it is drawn with the theme */
+    }
   }
 
   apply();

@@ -4,8 +4,9 @@ per load, loads interleaved so that load drift hits all alike). Per load, in ms 
 (the page's own clock): the first contentful paint, the first rows readable (when the first
 view's best overall score was painted, from the browser's Element Timing entry,
 ``dashboard/firstview.py``; where the page has none, when the grid had its rows) and when the
-grid had its rows (a poll each frame: a frame late at most). Prints the medians per checkout
-and their ratios to the first checkout's.
+grid had its rows (a poll each frame: a frame late at most) and when the first view went (the
+app shown in its place: a mutation observer started before the page's scripts). Prints the
+medians per checkout and their ratios to the first checkout's.
 
     python -m benchmarks.bench_firstview DATA_DIR CHECKOUT [CHECKOUT ...] [--loads 6]
 """
@@ -20,21 +21,37 @@ from .harness import Row, Server, chromium, new_page, prepare_checkout, print_ta
 from .page import FIRST_ROWS, PAINTED
 
 FCP = "() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime"
-MEASURES = ("first contentful paint", "first rows readable", "grid rows")
+MEASURES = ("first contentful paint", "first rows readable", "grid rows", "first view gone")
+#: when the first view left the page (ms from navigation; NaN where the page had none)
+GONE_WATCH = """
+document.addEventListener("DOMContentLoaded", () => {
+  const first = document.getElementById("mpl-first");
+  if (!first) { window.__firstGone = NaN; return; }
+  new MutationObserver((records, obs) => {
+    if (first.isConnected) return;
+    window.__firstGone = performance.now();
+    obs.disconnect();
+  }).observe(document.body, { childList: true, subtree: true });
+});
+"""
+FIRST_GONE = "() => window.__firstGone !== undefined"
 
 
 def one_load(browser, server: Server) -> dict[str, float]:
     """The three times (ms from navigation) of one load in a fresh context."""
     page = new_page(browser)
     try:
+        page.add_init_script(GONE_WATCH)
         page.goto(server.url + "/", wait_until="commit")
         page.wait_for_function(FIRST_ROWS, timeout=120_000)
         grid = page.evaluate("() => performance.now()")
         painted = page.evaluate(PAINTED)
+        page.wait_for_function(FIRST_GONE, timeout=60_000)
         return {
             "first contentful paint": page.evaluate(FCP) or float("nan"),
             "first rows readable": painted if painted == painted else grid,  # NaN: none
             "grid rows": grid,
+            "first view gone": page.evaluate("() => window.__firstGone"),
         }
     finally:
         page.context.close()

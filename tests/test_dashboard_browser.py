@@ -603,7 +603,7 @@ def test_header_name_opens_the_column_and_the_icon_sorts(env):
 
     assert sorted_col() == [["rank", "asc"]]
     # the name of a category column opens the category (no sort)
-    page.click(".ag-header-cell[col-id='c1'] .ag-header-cell-text")
+    page.click(".ag-header-cell[col-id='c1'] .hdr-name")
     page.wait_for_function(
         """() => { const a = document.querySelector('#sidebar .nav-item.active');
                    return a && a.dataset.path === 'Regression'; }"""
@@ -613,28 +613,58 @@ def test_header_name_opens_the_column_and_the_icon_sorts(env):
     s = score(raw, cfg)
     wait_column(page, "cs", expect(s, "categories", "Regression"))
     # the name of a benchmark column opens the benchmark
-    page.click(".ag-header-cell[col-id='b2'] .ag-header-cell-text")
+    page.click(".ag-header-cell[col-id='b2'] .hdr-name")
     page.wait_for_function(
         """() => { const a = document.querySelector('#sidebar .nav-item.active');
                    return a && a.dataset.path === 'Regression/Diabetes'; }"""
     )
     wait_column(page, "bs", expect(s, "benchmarks", "Diabetes"))
     # a metric column's name selects the metric for the plot
-    page.click(".ag-header-cell[col-id='r4'] .ag-header-cell-text")
+    page.click(".ag-header-cell[col-id='r4'] .hdr-name")
     page.wait_for_function(
         "() => document.querySelector('#curve .gtitle')"
         " && document.querySelector('#curve .gtitle').textContent.startsWith('R2')"
     )
     assert "selected" in page.get_attribute(".ag-header-cell[col-id='r4']", "class")
-    # the sort icon still sorts
+    # the name is a button (a click on it does not sort); the sort button sorts, says so, and
+    # the header cell's aria-sort follows (ascending, descending, none: AG Grid's sort order)
     goto_view(page, "")
     header = page.locator(".ag-header-cell[col-id='c0']")
+    assert header.locator(".hdr-name").evaluate("b => [b.tagName, b.type]") == ["BUTTON", "button"]
+    assert sorted_col() == [["rank", "asc"]]
     header.hover()
-    header.locator(".ag-sort-indicator-container").click()
-    page.wait_for_function(
-        "() => dash_ag_grid.getApi('grid').getColumnState().some(c => c.colId === 'c0' && c.sort)"
-    )
-    assert ["c0", "asc"] in sorted_col() or ["c0", "desc"] in sorted_col()
+    sort = header.locator(".hdr-sort")
+    for want, aria in (("asc", "ascending"), ("desc", "descending"), (None, "none")):
+        sort.click()
+        page.wait_for_function(
+            "(w) => { const c = dash_ag_grid.getApi('grid').getColumnState()"
+            ".find(c => c.colId === 'c0'); return c && c.sort === w; }",
+            arg=want,
+        )
+        assert header.get_attribute("aria-sort") == aria
+        assert sort.get_attribute("aria-label") == f"sort: {aria}"
+    assert ["c0", "asc"] not in sorted_col() and ["c0", "desc"] not in sorted_col()
+    # the keyboard is the grid's own: neither button is in the Tab order, and Enter on the
+    # focused header cell sorts it (AG Grid's setFocusedHeader focuses it as Tab would)
+    assert header.locator("button").evaluate_all("bs => bs.map(b => b.tabIndex)") == [-1, -1]
+    def c0_sorted(way):
+        page.wait_for_function(
+            "(w) => dash_ag_grid.getApi('grid').getColumnState().some(c => c.colId === 'c0'"
+            " && c.sort === w)",
+            arg=way,
+        )
+
+    page.evaluate("() => dash_ag_grid.getApi('grid').setFocusedHeader('c0')")
+    page.keyboard.press("Enter")
+    c0_sorted("asc")
+    assert header.get_attribute("aria-sort") == "ascending"
+    # Enter on the (clicked, so focused) sort button presses it once: one step, not two
+    sort.click()
+    c0_sorted("desc")
+    page.keyboard.press("Enter")
+    c0_sorted(None)
+    settle(page)
+    assert header.get_attribute("aria-sort") == "none"
     page.evaluate(
         "() => dash_ag_grid.getApi('grid').applyColumnState("
         "{state: [{colId: 'rank', sort: 'asc'}], defaultState: {sort: null}})"

@@ -208,6 +208,24 @@ def test_rows_and_columns_of_each_view(data):
     assert rows[0]["r0"] == 0.8
 
 
+def test_only_columns_whose_name_opens_or_selects_get_the_header_component(data):
+    """The small board: 3 categories (c0-c2), Classification's 2 benchmarks (b0, b1), Iris's
+    2 metrics (r0, r1 raw; n0, n1 scores). Those columns' names open a view or select a metric;
+    the rank, change, model, overall, coverage and level-score columns keep AG Grid's header."""
+    cfg, raw = data
+    s = score(raw, cfg)
+
+    def custom(view, **kw):
+        return [c["colId"] for c in column_defs(s, view, **kw) if c.get("headerComponent")]
+
+    assert custom("") == ["c0", "c1", "c2"]
+    assert custom("Classification") == ["b0", "b1"]
+    assert custom("Classification/Iris", show="raw") == ["r0", "r1"]
+    assert custom("Classification/Iris", show="score") == ["n0", "n1"]
+    names = {c.get("headerComponent") for c in column_defs(s, "")} - {None}
+    assert names == {"MplHeader"}  # the name navigation.js registers (ids.HEADER_COMPONENT)
+
+
 def test_curve_figure_marks_thresholds_and_puts_every_model_on_the_curve(data):
     cfg, raw = data
     s = score(raw, cfg.apply_changes({IRIS_ACC: {"good": 0.95}}))

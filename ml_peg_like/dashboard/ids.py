@@ -250,6 +250,12 @@ COL_BENCH_SCORE = "bs"
 #: header classes of the columns whose name opens a view (drill) or plots a curve (metric)
 CLASS_DRILL = "drill"
 CLASS_METRIC = "metric"
+#: the header component of those columns (``assets/navigation.js``: its name is a button, its
+#: sort a second one), registered under this name in ``window.dashAgGridComponentFunctions``
+HEADER_COMPONENT = "MplHeader"
+#: the grid's listener of its first rows (``assets/dashAgGridFunctions.js``), given to the grid
+#: as an event listener (``components/grid.py``)
+FIRST_ROWS_LISTENER = "mplFirstRows(params)"
 #: a plot's download buttons (PNG / SVG, ``components/plots.py`` and ``assets/plots.js``)
 CLASS_PLOT_DL = "plot-dl"
 CLASS_INTERVAL = "sens-iv"  # the holder of a box's interval text
@@ -349,6 +355,7 @@ def js_names(
         "typePick": T_PICK,
         "drillClass": CLASS_DRILL,
         "metricClass": CLASS_METRIC,
+        "headerComponent": HEADER_COMPONENT,
         "rawPrefix": RAW_PREFIX,
         "scorePrefix": SCORE_PREFIX,
         "rowReasons": ROW_REASONS,

@@ -247,8 +247,23 @@ def _score_col(
     if klass:
         col["headerClass"] = klass.split()
         col["cellClass"] = ["num", *klass.split()]
+        col.update(_header_component(klass))
     col.update(kw)
     return col
+
+
+def _header_component(klass: str) -> dict[str, str]:
+    """The header component of a column whose name opens a view or selects a metric (its
+    classes ``klass`` hold :data:`ids.CLASS_DRILL` or :data:`ids.CLASS_METRIC`), else none."""
+    names = klass.split()
+    if ids.CLASS_DRILL in names or ids.CLASS_METRIC in names:
+        return {
+            "headerComponent": ids.HEADER_COMPONENT,
+            # Enter / Space on one of its buttons press that button only (AG Grid's colDef
+            # callback: the grid takes no action of its own for that key, here a sort)
+            "suppressHeaderKeyboardEvent": {"function": "headerOwnKey(params)"},
+        }
+    return {}
 
 
 def _coverage_col(col_id: str, src: tuple[str, int], tip: str) -> dict:
@@ -473,6 +488,7 @@ def column_defs(
                     "headerClass": klass.split(),
                     "cellClass": ["num", *klass.split()],
                     "width": header_width(header, 104),
+                    **_header_component(klass),
                 }
             )
     return cols

@@ -84,6 +84,8 @@ def layout(columns: list[dict], rows: list[dict], n_models: int) -> list:
             "theme": {"function": GRID_THEME},
             **compare.GRID_OPTIONS,  # a tick column: the models to compare
         },
+        # the first view goes once the grid has drawn its first rows (assets/firstview.js)
+        eventListeners={"firstDataRendered": [ids.FIRST_ROWS_LISTENER]},
         className="scores-grid",
         style={"width": "100%"} if auto_height else {"height": "100%", "width": "100%"},
     )

@@ -96,7 +96,9 @@ def _node_parts(scores: Scores, path: str | None):
     try:
         node = cfg.node(path)
     except KeyError:
-        raise ConfigError(Problem(str(path)[:200], "no category or benchmark at this path")) from None
+        raise ConfigError(
+            Problem(str(path)[:200], "no category or benchmark at this path")
+        ) from None
     full = cfg.full_path(path)
     if isinstance(node, Category):
         k = plan.categories.index(node.name)
@@ -104,8 +106,14 @@ def _node_parts(scores: Scores, path: str | None):
         hi = lo + len(node.benchmarks)
         w = shown_weights(plan.w_bench, plan.bench_starts, plan.w_cat)[lo:hi]
         names = [b.name for b in node.benchmarks]
-        return full, CATEGORY, cfg.policy(node), names, _under(full, names), w, _cols(
-            scores.bench_scores, lo, hi
+        return (
+            full,
+            CATEGORY,
+            cfg.policy(node),
+            names,
+            _under(full, names),
+            w,
+            _cols(scores.bench_scores, lo, hi),
         )
     if isinstance(node, Benchmark):
         k = plan.benchmarks.index(node.name)
@@ -114,8 +122,14 @@ def _node_parts(scores: Scores, path: str | None):
         w = shown_weights(plan.w_metric, plan.metric_starts, plan.w_bench)[lo:hi]
         names = [m.name for m in node.metrics]
         policy = "skip" if plan.bench_skip[k] else "invalidate"
-        return full, BENCHMARK, policy, names, _under(full, names), w, _cols(
-            scores.metric_scores, lo, hi
+        return (
+            full,
+            BENCHMARK,
+            policy,
+            names,
+            _under(full, names),
+            w,
+            _cols(scores.metric_scores, lo, hi),
         )
     raise ConfigError(Problem(full, "a metric has no parts: give a category or a benchmark"))
 

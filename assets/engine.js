@@ -1319,7 +1319,8 @@
   /** Each child's contribution to the node at ``path`` ("" or null: the overall score; a
    * category: its benchmarks; a benchmark: its metrics) in ``result`` (the scores of the
    * defaults + ``changes``, from score() or the server): {path, level, policy, children:
-   * [{name, path, index, weight}] (weight > 0 only), parts (models x children, column-major;
+   * [{name, path, index, weight}] (weight > 0 only; index: in the result's matrix, first: the
+   * node's first child there), parts (models x children, column-major;
    * NaN: not used), used, score (the node's score the parts sum to: before the veto for a
    * vetoed model), vetoed (Uint8Array; the overall only), errors: []}. */
   function contributions(board, result, changes, path) {
@@ -1344,8 +1345,46 @@
     var vetoed = new Uint8Array(n);
     var why = result.vetoReasons || [];
     if (node.level === "overall") for (i = 0; i < n; i++) vetoed[i] = why[i] ? 1 : 0;
-    return { path: node.path, level: node.level, policy: node.skip ? SKIP : "invalidate", children: kids,
+    return { path: node.path, level: node.level, policy: node.skip ? SKIP : "invalidate", first: node.lo, children: kids,
              parts: out.parts, used: out.used, score: out.score, vetoed: vetoed, errors: [] };
+  }
+
+  /** Whether metric j counts in the node (every weight on the way down to it is > 0). */
+  function countsIn(board, w, j, node) {
+    var b = board.metrics[j].bench;
+    if (!(w.metric[j] > 0)) return false;
+    if (node.level === "benchmark") return true;
+    if (!(w.bench[b] > 0)) return false;
+    return node.level === "category" || w.cat[board.benches[b].cat] > 0;
+  }
+
+  /** The metrics (``Benchmark/Metric`` columns) that model ``i`` has no score for under the node
+   * at ``path`` ("" the overall score), among those that count in it (weight > 0 all the way
+   * down), with the node's policy: what a missing cell's tooltip names. ``{errors}`` as
+   * contributions() for a bad path. */
+  function missingParts(board, result, changes, path, i) {
+    var applied = applyChanges(board, changes || {});
+    if (applied.errors) return { errors: applied.errors };
+    var plan = compile(board, applied.state);
+    var node = contribNode(board, plan, path || "");
+    if (!node || node.metric) return { errors: [{ where: String(path).slice(0, 200), message: "no category or benchmark at this path" }] };
+    var w = { metric: shownWeights(plan.wMetric, board.metricStarts, plan.wBench),
+              bench: shownWeights(plan.wBench, board.benchStarts, plan.wCat), cat: plan.wCat };
+    var lo = 0;
+    var hi = board.metrics.length;
+    if (node.level === "category") {
+      lo = board.metricStarts[node.lo];
+      hi = node.hi < board.benches.length ? board.metricStarts[node.hi] : board.metrics.length;
+    } else if (node.level === "benchmark") {
+      lo = node.lo;
+      hi = node.hi;
+    }
+    var out = [];
+    for (var j = lo; j < hi; j++) {
+      var s = result.metric[j * board.n + i];
+      if (s !== s && countsIn(board, w, j, node)) out.push(board.metrics[j].column);
+    }
+    return { missing: out, policy: node.skip ? SKIP : "invalidate", errors: [] };
   }
 
   // ---------------------------------------------------------------------------------------
@@ -1441,6 +1480,7 @@
     rankScores: rankScores,
     metricReasons: metricReasons,
     contributions: contributions,
+    missingParts: missingParts,
     evaluate: evaluate,
     curveMarks: curveMarks,
     metricParams: metricParams,

@@ -23,6 +23,7 @@ from ..resources import assets_dir
 from . import a11y, firstpage, firstview, ids, servertiming, warm
 from .cache import ScoreCache
 from .components import (
+    contrib,
     curve,
     edit,
     grid,
@@ -150,6 +151,7 @@ def create_app(
             dcc.Store(id=ids.DOMINATED, data=table_dominated(sv)),  # invisible: grid stays last
             *liveedit.stores(),
             policy.layout(scores),
+            contrib.layout(config),  # the legend of the breakdown bars
             *grid.layout(cols, grid.index_rows(cache.models, cache.display), len(raw.models)),
         ],
         head_tools=theme.controls(),
@@ -184,6 +186,7 @@ def create_app(
     viewstate.register(app, Q_SORT)
     curve.register(app)
     modelcard.register(app, cache)
+    contrib.register(app, cache)
     toolbar.register(app, cache)
     explore_view.register(app, cache)
     on_changes = None

@@ -186,7 +186,7 @@ def create_app(
     viewstate.register(app, Q_SORT)
     curve.register(app)
     modelcard.register(app, cache)
-    contrib.register(app, cache)
+    contrib.register(app)
     toolbar.register(app, cache)
     explore_view.register(app, cache)
     on_changes = None

@@ -4,21 +4,23 @@ and the model card's breakdown, filled in the browser from the live result
 
 from __future__ import annotations
 
-from dash import ClientsideFunction, Input, Output, html
+from dash import ClientsideFunction, Input, html
 
 from .. import ids
-from ..contrib import legend_items
-from ..tables import canonical_view
+from ..contrib import legend_items, parts_of
 
 
 def legend(cfg, view: str) -> list:
     """The legend of ``view``'s bars: a swatch and a name per part (nothing for a benchmark
     view, which has no bars)."""
+    found = parts_of(cfg, view)
     items = legend_items(cfg, view)
-    if not items:
+    if found is None or not items:
         return []
-    what = "Breakdown: each category's share of the overall score" if not view else (
-        f"Breakdown: each benchmark's share of the {view} score"
+    what = (
+        "Breakdown: each category's share of the overall score"
+        if not found[0]
+        else f"Breakdown: each benchmark's share of the {found[0]} score"
     )
     return [
         html.Span(what, className="contrib-legend-title"),
@@ -50,19 +52,9 @@ def card_part(key: str) -> html.Div:
     return html.Div(className=ids.CLASS_CONTRIB_CARD, **{ids.ATTR_CONTRIB_MODEL: key})
 
 
-def register(app, cache) -> None:
-    """The legend follows the view; the card's breakdown is filled once Dash has drawn it."""
-
-    @app.callback(
-        Output(ids.CONTRIB_LEGEND, "children"),
-        Input(ids.VIEW, "data"),
-        prevent_initial_call=True,
-    )
-    def follow(view):
-        path = view.get(ids.VIEW_PATH, "") if isinstance(view, dict) else ""
-        cfg = cache.defaults
-        return legend(cfg, canonical_view(cfg, path if isinstance(path, str) else ""))
-
+def register(app) -> None:
+    """The card's breakdown is filled once Dash has drawn the card (the legend follows the view
+    in the edit callback's answer: ``edit._grid_part``)."""
     app.clientside_callback(
         ClientsideFunction("mplContrib", "card"),
         Input(ids.MODEL_CARD_BODY, "children"),

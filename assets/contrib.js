@@ -37,8 +37,13 @@
       memo = { res: live.res, key: live.key, by: new Map() };
     }
     if (!memo.by.has(path)) {
-      var c = window.mplEngine.contributions(live.board, live.res, live.changes, path);
-      memo.by.set(path, c.errors.length ? null : c);
+      var c = null;
+      try {
+        c = window.mplEngine.contributions(live.board, live.res, live.changes, path);
+      } catch (err) {
+        if (window.console) window.console.error(err); // no bar; the grid draws the rest
+      }
+      memo.by.set(path, c && !c.errors.length ? c : null);
     }
     return memo.by.get(path);
   }
@@ -142,7 +147,12 @@
       if (!live || typeof i !== "number") return "";
       var path = pathOf(live, kind, j);
       if (path === null) return "";
-      var m = window.mplEngine.missingParts(live.board, live.res, live.changes, path, i);
+      var m = null;
+      try {
+        m = window.mplEngine.missingParts(live.board, live.res, live.changes, path, i);
+      } catch (err) {
+        return ""; // the reason code's text instead
+      }
       if (m.errors.length || !m.missing.length) return "";
       var more = m.missing.length - MAX_NAMED;
       var names = m.missing.slice(0, MAX_NAMED).join(", ") + (more > 0 ? " and " + more + " more" : "");

@@ -1293,6 +1293,21 @@
              nodes: board.metrics, skip: plan.benchSkip[hit.i] };
   }
 
+  /** The plan of ``st`` for contributions: a metric the browser cannot parse (a normaliser
+   * registered in Python only: such a board is scored on the server) keeps its weight as the
+   * defaults or the changes give it. */
+  function contribPlan(board, st, changes) {
+    var own = Object.prototype.hasOwnProperty;
+    var metric = st.metric.map(function (pm, j) {
+      if (pm) return pm;
+      var m = board.metrics[j];
+      var ch = own.call(changes, m.path) && isMapping(changes[m.path]) ? changes[m.path] : {};
+      var w = Number(own.call(ch, "weight") ? ch.weight : own.call(m.fields, "weight") ? m.fields.weight : 1);
+      return { weight: isFinite(w) && w >= 0 ? w : 1 };
+    });
+    return compile(board, Object.assign({}, st, { metric: metric }));
+  }
+
   /** One model's parts (weight x score / weight used) into ``out`` at row i. */
   function contribRow(out, i, n, child, kids, skip) {
     var used = 0;
@@ -1326,7 +1341,7 @@
   function contributions(board, result, changes, path) {
     var applied = applyChanges(board, changes || {});
     if (applied.errors) return { errors: applied.errors };
-    var plan = compile(board, applied.state);
+    var plan = contribPlan(board, applied.state, changes || {});
     var node = contribNode(board, plan, path || "");
     if (!node || node.metric) {
       var where = node ? node.metric : String(path).slice(0, 200);
@@ -1365,7 +1380,7 @@
   function missingParts(board, result, changes, path, i) {
     var applied = applyChanges(board, changes || {});
     if (applied.errors) return { errors: applied.errors };
-    var plan = compile(board, applied.state);
+    var plan = contribPlan(board, applied.state, changes || {});
     var node = contribNode(board, plan, path || "");
     if (!node || node.metric) return { errors: [{ where: String(path).slice(0, 200), message: "no category or benchmark at this path" }] };
     var w = { metric: shownWeights(plan.wMetric, board.metricStarts, plan.wBench),

@@ -203,5 +203,53 @@ def test_no_serious_axe_violation_with_the_bars(env):
         ctx.close()
 
 
+def _open_board(browser, url: str):
+    seen = open_dashboard(browser, url)
+    return seen, seen.page
+
+
+def test_a_vetoed_models_bar_explains_its_score_before_the_veto(env, monkeypatch):
+    """The hand board of tests/test_contributions.py: m3 is vetoed (d = 9 above 8), its overall
+    score is 0, its bar shows Surfaces 0.5 and Bulk 0.1 / 3, hatched and marked."""
+    import numpy as np
+    import test_contributions as tc
+
+    import ml_peg_like as mpl
+
+    cfg = mpl.loads_config(tc.BOARD.format(policy="invalidate"))
+    raw = mpl.RawData(tc.MODELS, tuple(cfg.metric_ids()), np.array(tc.VALUES))
+    with live_server(create_app(cfg, raw)) as url:
+        seen, page = _open_board(env["browser"], url)
+        got = wait_bars(page, expected_bars(score(raw, cfg)))
+        assert [w for _label, w in got["m3"]] == pytest.approx([50.0, 10 / 3], abs=1e-3)
+        cell = '.ag-row[row-id="m3"] .ag-cell[col-id="parts"]'
+        assert page.locator(cell + " .contrib-cell.vetoed .contrib-veto").inner_text() == "vetoed"
+        label = page.locator(cell + " .contrib-bar").get_attribute("aria-label")
+        assert label == "Overall score 0.533 before the veto (vetoed: overall score 0)"
+        assert seen.problems == []
+        page.context.close()
+
+
+def test_a_board_scored_on_the_server_has_its_bars(env, monkeypatch):
+    """A normaliser registered in Python only: the page shows the server's scores, and the bars
+    are drawn from them (p: (0.8 + 0.5**3) / 2 = 0.4625, all of it from the one category)."""
+    import numpy as np
+    import test_dashboard_server_scored_browser as ss
+
+    import ml_peg_like as mpl
+    from ml_peg_like import normalisers as nz
+
+    monkeypatch.setitem(nz._REGISTRY, "cube", nz.Normaliser("cube", ss._cube))
+    cfg = mpl.loads_config(ss.CONFIG)
+    raw = mpl.RawData(("p", "q"), (("B", "e"), ("B", "k")), np.array([[0.2, 0.5], [0.6, 0.9]]))
+    with live_server(create_app(cfg, raw, robustness=False)) as url:
+        seen, page = _open_board(env["browser"], url)
+        assert page.evaluate("window.mplLive.serverScored") is True
+        got = wait_bars(page, expected_bars(score(raw, cfg)))
+        assert [w for _label, w in got["p"]] == pytest.approx([46.25], abs=1e-3)
+        assert seen.problems == []
+        page.context.close()
+
+
 def test_the_page_reported_no_problem(env):
     assert env["seen"].problems == []

@@ -49,7 +49,8 @@
   }
 
   function colourOf(k) {
-    var pal = N().contribPalette || ["#999999"];
+    var pal = N().contribPalette;
+    if (!pal || !pal.length) pal = ["#999999"];
     return pal[k % pal.length];
   }
 

@@ -21,6 +21,7 @@ from ..earlypage import keep_page, request_handler
 from ..raw import RawData
 from ..resources import assets_dir
 from . import a11y, firstpage, firstview, ids, servertiming, warm
+from . import contrib as contrib_colours
 from .cache import ScoreCache
 from .components import (
     contrib,
@@ -68,6 +69,7 @@ def _with_names(index_string: str, bundle: str) -> str:
         upload_max=MAX_UPLOAD_BYTES,
         upload_too_big=toolbar.UPLOAD_TOO_BIG,
         score_stops=firstview.SCORE_STOPS,
+        parts_palette=contrib_colours.PARTS_PALETTE,
     )
     script = "<script>" + names + "</script>" + bundle
     page = index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)

@@ -76,6 +76,6 @@ def column(cfg: Config, view: str) -> dict | None:
         "cellRendererParams": {"path": path, "scale": cfg.scale},
         "sortable": False,
         "filter": False,
-        "width": 170,
+        "width": 150,
         "cellClass": ["contrib"],
     }

@@ -301,14 +301,14 @@ def js_names(
     upload_max: int = 0,
     upload_too_big: str = "",
     score_stops: Any = (),
+    parts_palette: Any = (),
 ) -> dict[str, Any]:
     """The names ``assets/*.js`` use (``window.mplNames``); a test checks they use no other.
     ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_BY_CODE``);
     ``upload_max``, ``upload_too_big``: the settings upload's limit in bytes and why a larger
     file is refused (``assets/upload.js``); ``score_stops``: the grid's colour scale
-    (``firstview.SCORE_STOPS``)."""
-    from .contrib import PARTS_PALETTE  # (contrib names its column with these ids)
-
+    (``firstview.SCORE_STOPS``); ``parts_palette``: the breakdown bars' colours
+    (``contrib.PARTS_PALETTE``)."""
     return {
         "status": STATUS,
         "firstView": FIRST_VIEW,
@@ -375,7 +375,7 @@ def js_names(
         "digits": SCORE_DIGITS,
         "contribCard": CLASS_CONTRIB_CARD,
         "contribModelAttr": ATTR_CONTRIB_MODEL,
-        "contribPalette": list(PARTS_PALETTE),
+        "contribPalette": list(parts_palette),
     }
 
 

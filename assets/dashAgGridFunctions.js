@@ -200,7 +200,9 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
   dagfuncs.missingTip = function (params, kind, j) {
     var v = params.value;
     if (v !== null && v !== undefined) return null;
-    return reason(params, kind, j, "No data");
+    // the missing parts named (assets/contrib.js), else the reason
+    var named = window.mplContrib ? window.mplContrib.missingText(row(params), kind, j) : "";
+    return named || reason(params, kind, j, "No data");
   };
 
   // the overall cell: a vetoed model's reason, else missingTip

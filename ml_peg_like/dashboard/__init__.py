@@ -24,9 +24,11 @@ from ..serving.jobs import make_manager
 from ..serving.server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden, hide_versions
 from ..support.resources import assets_dir
 from . import a11y, firstpage, firstview, ids
+from . import contrib as contrib_colours
 from .cache import ScoreCache
 from .components import (
     baseline,
+    contrib,
     curve,
     edit,
     grid,
@@ -69,6 +71,7 @@ def _with_names(index_string: str, bundle: str) -> str:
         upload_max=MAX_UPLOAD_BYTES,
         upload_too_big=toolbar.UPLOAD_TOO_BIG,
         score_stops=firstview.SCORE_STOPS,
+        parts_palette=contrib_colours.PARTS_PALETTE,
     )
     script = "<script>" + names + "</script>" + bundle
     page = index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
@@ -155,6 +158,7 @@ def create_app(
             dcc.Store(id=ids.DOMINATED, data=table_dominated(sv)),  # invisible: grid stays last
             *liveedit.stores(),
             policy.layout(scores),
+            contrib.layout(config),  # the legend of the breakdown bars
             *grid.layout(cols, grid.index_rows(cache.models, cache.display), len(raw.models)),
         ],
         head_tools=theme.controls(),
@@ -189,6 +193,7 @@ def create_app(
     viewstate.register(app, Q_SORT)
     curve.register(app)
     modelcard.register(app, cache)
+    contrib.register(app)
     toolbar.register(app, cache)
     explore_view.register(app, cache)
     on_changes = None

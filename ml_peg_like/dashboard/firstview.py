@@ -118,8 +118,8 @@ def _cell(col: Mapping[str, Any], row: Mapping[str, Any], scale: float, mark: st
             style = f"--c:{score_colour(value)}"
     elif fmt == "fmtCoverage":
         text = fmt_coverage(value)
-    elif value is None:
-        text = numfmt.MISSING_TEXT
+    elif value is None:  # (the breakdown bar: drawn by the grid alone)
+        text = "" if field == ids.COL_CONTRIB else numfmt.MISSING_TEXT
     else:
         text = str(value)
     attrs = f' class="{escape(klass)}"' if klass else ""

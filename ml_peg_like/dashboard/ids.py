@@ -45,6 +45,10 @@ RANK_SHOWN = "rank-shown"  # rank within the shown models (a checklist)
 MODEL_CARD = "model-card"  # the model card (filled when a model's cell is clicked)
 MODEL_CARD_BODY = "model-card-body"
 MODEL_CARD_CLOSE = "model-card-close"
+CONTRIB_LEGEND = "contrib-legend"  # the legend of the breakdown bars (components/contrib.py)
+#: the model card's breakdown, filled in the browser (assets/contrib.js) from the live result
+CLASS_CONTRIB_CARD = "contrib-card"
+ATTR_CONTRIB_MODEL = "data-model"
 THEME_TOGGLE = "theme-toggle"  # light / dark (the browser keeps the choice)
 MENU_TOGGLE = "menu-toggle"  # the sidebar's menu button on narrow screens
 TOOLS_TOGGLE = "tools-toggle"  # the toolbar's button on narrow screens (folds it away)
@@ -247,6 +251,7 @@ COL_COVERAGE = "cov"
 COL_CAT_SCORE = "cs"
 COL_CAT_COVERAGE = "ccov"
 COL_BENCH_SCORE = "bs"
+COL_CONTRIB = "parts"  # the breakdown bars (dashboard/contrib.py)
 #: header classes of the columns whose name opens a view (drill) or plots a curve (metric)
 CLASS_DRILL = "drill"
 CLASS_METRIC = "metric"
@@ -312,12 +317,14 @@ def js_names(
     upload_max: int = 0,
     upload_too_big: str = "",
     score_stops: Any = (),
+    parts_palette: Any = (),
 ) -> dict[str, Any]:
     """The names ``assets/*.js`` use (``window.mplNames``); a test checks they use no other.
     ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_BY_CODE``);
     ``upload_max``, ``upload_too_big``: the settings upload's limit in bytes and why a larger
     file is refused (``assets/upload.js``); ``score_stops``: the grid's colour scale
-    (``firstview.SCORE_STOPS``)."""
+    (``firstview.SCORE_STOPS``); ``parts_palette``: the breakdown bars' colours
+    (``contrib.PARTS_PALETTE``)."""
     return {
         "status": STATUS,
         "firstView": FIRST_VIEW,
@@ -384,6 +391,9 @@ def js_names(
         "sidebar": SIDEBAR,
         "reasons": dict(reasons or {}),
         "digits": SCORE_DIGITS,
+        "contribCard": CLASS_CONTRIB_CARD,
+        "contribModelAttr": ATTR_CONTRIB_MODEL,
+        "contribPalette": list(parts_palette),
     }
 
 

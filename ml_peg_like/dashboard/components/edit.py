@@ -63,7 +63,7 @@ from ..state import (
     same_query,
 )
 from ..tables import canonical_view, column_defs, resolved_params, threshold_problems
-from . import actions, curve, grid, modelsearch, navigation, policy, settings, toolbar
+from . import actions, contrib, curve, grid, modelsearch, navigation, policy, settings, toolbar
 from . import explore as explore_view
 from .actions import MAX_QUERY_CHARS
 from .inputs import attr_selection, boxes_of, same_as_shown, text
@@ -107,6 +107,7 @@ OUTPUTS = dict(
     answered=Output(ids.ANSWERED, "data"),
     cols=Output(ids.GRID, "columnDefs"),
     colsig=Output(ids.COLSIG, "data"),
+    contrib_legend=Output(ids.CONTRIB_LEGEND, "children"),  # the breakdown bars' legend
     settings=Output(ids.SETTINGS, "children"),
     box_value=Output(BOX, "value"),
     box_class=Output(BOX, "className"),
@@ -392,6 +393,7 @@ def _grid_part(a: Answer) -> dict[str, Any]:
     sig = grid.colsig(cols)
     if sig != a.req.kw["colsig"]:
         out["cols"], out["colsig"] = cols, sig
+        out["contrib_legend"] = contrib.legend(a.scores.config, s.view)
     return out
 
 
@@ -550,7 +552,10 @@ def _baseline_part(a: Answer) -> dict[str, Any]:
 PARTS: tuple[tuple[frozenset[str], Callable[[Answer], dict[str, Any]]], ...] = (
     (frozenset({"answered", "changes", "tau", "view"}), _state_part),
     (frozenset({"search", "qs"}), _query_part),
-    (frozenset({"dominated", "rows", "shown_count", "cols", "colsig"}), _grid_part),
+    (
+        frozenset({"dominated", "rows", "shown_count", "cols", "colsig", "contrib_legend"}),
+        _grid_part,
+    ),
     (frozenset({"whatif_label", "sens_texts"}), _sensitivity_part),
     (frozenset({"policy", "overrides", "no_score", "skip_style", "summary"}), _policy_part),
     (frozenset({"figure", "curve_sig", "curve", "mval"}), _curve_part),

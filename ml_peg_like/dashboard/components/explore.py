@@ -281,7 +281,7 @@ def _colour_traces(points: Callable[..., dict], kind: str, cs: list, colour: str
     every = list(range(len(cs)))
     if kind == ex.NUMBER or kind == ex.DATE:
         cnum = [
-            (v if kind == ex.NUMBER else pd.Timestamp(v).year + pd.Timestamp(v).dayofyear / 366)
+            (v if kind == ex.NUMBER else pd.Timestamp(v).year + pd.Timestamp(v).day_of_year / 366)
             if _present(kind, v)
             else None
             for v in cs
@@ -419,6 +419,52 @@ def scatter_figure(
             showlegend=bool(colour) and len(traces) > 1,
             uirevision=f"{xq.text}|{yq.text}|{colour}|{axes}",
         ),
+    )
+
+
+def _json_values(kind: str, values: list) -> list:
+    """An attribute's values for JSON: a number that is not finite is missing (None)."""
+    if kind != ex.NUMBER:
+        return list(values)
+    return [float(v) if v is not None and math.isfinite(v) else None for v in values]
+
+
+def _quantity_spec(q: ex.Quantity, attributes, models) -> dict:
+    """What the browser needs of a quantity to draw it (``assets/explorefig.js``): its names,
+    direction and kind; an attribute's values too (a score's come from the live result)."""
+    out = dict(
+        text=q.text,
+        kind=q.kind,
+        path=q.path,
+        label=q.label,
+        better=q.better,
+        unit=q.unit,
+        vkind=ex.NUMBER,
+    )
+    if q.kind == "attr":
+        kind, values = ex.attribute_column(attributes, q.path, models)
+        out["vkind"], out["values"] = kind, _json_values(kind, values)
+    return out
+
+
+def scatter_spec(cfg, attributes, models, sel: dict[str, Any]) -> dict:
+    """The selection of the scatter as ``assets/liveexplore.js`` draws it after an edit: the
+    quantities (:func:`_quantity_spec`), the colour attribute's values per model of ``models``
+    (None when there is no such attribute), the axes and ``rev`` (the figure's uirevision)."""
+    xq = ex.parse_quantity(cfg, sel["x"], attributes)
+    yq = ex.parse_quantity(cfg, sel["y"], attributes)
+    c = sel["c"] or ""
+    colour = None
+    if c and attributes is not None and c in attributes.columns:
+        kind, values = ex.attribute_column(attributes, c, models)
+        colour = dict(name=c, kind=kind, values=_json_values(kind, values))
+    return dict(
+        x=_quantity_spec(xq, attributes, models),
+        y=_quantity_spec(yq, attributes, models),
+        colour=colour,
+        colourText=c,
+        axes=sel["axes"],
+        rev=f"{xq.text}|{yq.text}|{c}|{sel['axes']}",
     )
 
 

@@ -178,8 +178,9 @@ SPY = """() => { window.__plotlyCalls = 0;
 
 
 def test_an_edit_redraws_the_scatter_with_plotly_react(env):
-    """An edit's new scatter reaches the existing graph through Plotly.react (Plotly's documented
-    update), after the table: the points are the edit's and so are the hover texts."""
+    """An edit's new scatter reaches the existing graph as its new `figure` (drawn in the
+    browser, assets/liveexplore.js; dcc.Graph hands it to Plotly.react): the points are the
+    edit's and so are the hover texts."""
     page, cfg, raw = env["page"], env["cfg"], env["raw"]
     page.goto(f"{env['url']}/?v=explore&x=Classification&y=overall")
     figure(page, "explore-graph", lambda f: "Ridge" in points(f))

@@ -109,6 +109,7 @@ RESTORE_NO = "restore-no"
 #: the Explore and Compare views (components/explore.py, compare.py) and the benchmark figure
 PAGE_EXPLORE = "explore"  # their view names (``?v=explore``, ``?v=compare``)
 PAGE_COMPARE = "compare"
+PLOT_EXPLORE, PLOT_COMPARE = "explore", "compare"  # their plots' names (``plot_graph``)
 EXPLORE_WRAP = "explore-wrap"
 EXPLORE_X = "explore-x"
 EXPLORE_Y = "explore-y"
@@ -117,9 +118,9 @@ EXPLORE_AXES = "explore-axes"
 EXPLORE_HOLDER = "explore-holder"
 EXPLORE_GRAPH = "explore-graph"
 EXPLORE_CARD = "explore-card"
-#: a hidden element whose ``ATTR_FIG`` attribute holds an edit's update of the scatter (JSON);
-#: assets/plots.js draws it after the browser has painted the table
-EXPLORE_NEXT = "explore-next"
+#: a holder (``HELD``) of the scatter's selection as the browser draws it after an edit
+#: (``components/explore.py`` ``scatter_spec``, ``assets/liveexplore.js``)
+EXPLORE_SPEC = "explore-spec"
 COMPARE_WRAP = "compare-wrap"
 COMPARE_MODELS = "compare-models"
 COMPARE_OPEN = "compare-open"  # the "Compare (n)" button above the grid
@@ -265,7 +266,6 @@ FIRST_ROWS_LISTENER = "mplFirstRows(params)"
 CLASS_PLOT_DL = "plot-dl"
 CLASS_INTERVAL = "sens-iv"  # the holder of a box's interval text
 ATTR_BOX = "data-box"  # on an interval holder: its box's name (``box_name``)
-ATTR_FIG = "data-fig"  # on EXPLORE_NEXT: the scatter's update (JSON)
 #: the prop of a "holder" (``plots.holder``: a hidden element, not a dcc.Store) that holds what
 #: an edit writes for the browser (a figure) or for the next request (a signature)
 HELD = "data-held"
@@ -349,8 +349,10 @@ def js_names(
         "keyIndex": KEY_INDEX,
         "plotDownload": CLASS_PLOT_DL,
         "exploreGraph": EXPLORE_GRAPH,
-        "exploreNext": EXPLORE_NEXT,
-        "figAttr": ATTR_FIG,
+        "explorePlot": plot_graph(PLOT_EXPLORE),
+        "comparePlot": plot_graph(PLOT_COMPARE),
+        "compareGraph": COMPARE_GRAPH,
+        "pageExplore": PAGE_EXPLORE,
         "navItemsAttr": ATTR_NAV_ITEMS,
         "navPathAttr": ATTR_NAV_PATH,
         "compareMax": COMPARE_MAX,

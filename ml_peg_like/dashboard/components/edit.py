@@ -465,6 +465,7 @@ def _explore_part(a: Answer) -> dict[str, Any]:
         view_changed=a.view_changed,
         graphs=explore_view.plots.existing(a.req.kw["plot_graphs"]),
         held=a.req.kw["plot_sig"],
+        selection_changed=explore_view.new_selection(),
     )
     return out
 

@@ -8,15 +8,13 @@ with no colour and coloured by a twelve-valued attribute. The JS is timed in hea
 on the page alone (its input built once in the page, the values as Float64Arrays as the engine
 hands them); the figure's size (JSON) is what a server answer would have carried.
 
-    PYTHONPATH=$PWD python benchmarks/bench_explorefig_js.py [--sizes 30 1000 10000] [--repeat 9]
+    python -m benchmarks.bench_explorefig_js [--sizes 30 1000 10000] [--repeat 9]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,14 +22,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+from ml_peg_like import explore as ex
+from ml_peg_like.dashboard.components import explore as view
+from ml_peg_like.scoring import score_values
+from tests.browser_utils import small_dataset
 
-from browser_utils import CHROMIUM, CHROMIUM_ARGS, small_dataset  # noqa: E402
-
-from ml_peg_like import explore as ex  # noqa: E402
-from ml_peg_like.dashboard.components import explore as view  # noqa: E402
-from ml_peg_like.scoring import score_values  # noqa: E402
+from .harness import ROOT, Row, chromium, print_table
 
 SEL = {"x": "Classification", "y": "overall", "axes": "auto"}
 
@@ -100,37 +96,39 @@ def time_python(scores, attrs, sel, repeat: int) -> list[float]:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
+def figure_kb(scores, attrs, sel) -> float:
+    """The size of the figure's JSON: what a server answer would have carried."""
+    xq = ex.parse_quantity(scores.config, sel["x"], attrs)
+    yq = ex.parse_quantity(scores.config, sel["y"], attrs)
+    fig = view.scatter_figure(scores, xq, yq, list(scores.models), {}, attributes=attrs,
+                              colour=sel.get("c", ""))  # fmt: skip
+    return len(json.dumps(fig)) / 1024
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[30, 1000, 10000])
     ap.add_argument("--repeat", type=int, default=9)
-    args = ap.parse_args()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    args = ap.parse_args(argv)
+    rows = []
+    with chromium() as browser:
         page = browser.new_page()
         page.set_content("<!doctype html><html><body></body></html>")
         for s in ("curve.js", "explorefig.js"):
             page.add_script_tag(path=str(ROOT / "assets" / s))
-        print("models  colour  | JS median (min) ms | Python median (min) ms | figure JSON KB")
         for n in args.sizes:
             scores, attrs = board(n)
             for colour in ("", "family"):
                 sel = dict(SEL, c=colour)
+                what = f"{n} models, colour {colour or '-'}"
                 js = page.evaluate(TIME_JS, [js_input(scores, attrs, sel), args.repeat])
                 py = time_python(scores, attrs, sel, args.repeat)
-                xq = ex.parse_quantity(scores.config, sel["x"], attrs)
-                yq = ex.parse_quantity(scores.config, sel["y"], attrs)
-                fig = view.scatter_figure(scores, xq, yq, list(scores.models), {},
-                                          attributes=attrs, colour=colour)  # fmt: skip
-                kb = len(json.dumps(fig)) / 1024
-                print(
-                    f"{n:>6}  {colour or '-':>6}  | {statistics.median(js):8.2f} ({min(js):.2f})"
-                    f"   | {statistics.median(py):8.2f} ({min(py):.2f})       | {kb:8.1f}"
-                )
-        browser.close()
+                rows.append(Row(f"{what}: Python scatter_figure", py))
+                rows.append(Row(f"{what}: JS scatter", js, vs=f"{what}: Python scatter_figure"))
+                rows.append(Row(f"{what}: figure JSON", [figure_kb(scores, attrs, sel)], "KB"))
+    print_table(rows)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

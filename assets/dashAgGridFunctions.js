@@ -227,7 +227,7 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return !!own && (e.key === "Enter" || e.key === " ");
   };
 
-  // the grid's "firstDataRendered" listener (components/grid.py): the first view can go
+  // the grid's "firstDataRendered" listener (components/board/grid.py): the first view can go
   // (assets/firstview.js; absent when the page has none)
   dagfuncs.mplFirstRows = function () {
     var first = window.mplFirstView;

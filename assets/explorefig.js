@@ -2,8 +2,8 @@
  * plain data into a Plotly figure ({data, layout}) for a dcc.Graph's `figure` prop. No DOM, no
  * Dash, no Plotly internals.
  *
- * The reference is Python: ml_peg_like/dashboard/components/explore.py (scatter_figure),
- * components/compare.py (radar_figure, default_models) and ml_peg_like/explore.py
+ * The reference is Python: ml_peg_like/dashboard/components/explore/view.py (scatter_figure),
+ * components/explore/compare.py (radar_figure, default_models) and ml_peg_like/explore.py
  * (pareto_front). tests/test_explorefig_js.py compares the two; docs/ENGINE-JS.md says what.
  *
  *   mplExploreFig.scatter(input)   -> the Explore scatter

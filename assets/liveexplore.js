@@ -1,7 +1,7 @@
 /* The Explore scatter and the Compare radar redrawn in the browser (no server request) after
  * every new live result (an edit, a reset, a preset, a link's changes, the server's scores of
  * a board it scores) and every change of the shown models or of the compared models: the live
- * result's values go through mplExploreFig (explorefig.js, the twin of components/explore.py
+ * result's values go through mplExploreFig (explorefig.js, the twin of components/explore/view.py
  * scatter_figure and compare.py radar_figure) into the graph's `figure` prop
  * (dash_clientside.set_props, Dash's documented way for a script to set a prop).
  *

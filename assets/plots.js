@@ -1,4 +1,4 @@
-/* The Explore, Compare and benchmark plots (ml_peg_like/dashboard/components/plots.py).
+/* The Explore, Compare and benchmark plots (ml_peg_like/dashboard/components/explore/plots.py).
  * mplPlots.draw: an edit sends only the figures of the plots that exist, in the plot-figs store
  * ({plot name: figure}); each graph gets its figure after the browser has painted the updated
  * table (dcc.Graph then calls Plotly.react; the same uirevision keeps the zoom). An edit may

@@ -1,5 +1,5 @@
 """The Explore scatter built in the browser (``assets/explorefig.js``, ``mplExploreFig.scatter``)
-against Python's ``components/explore.py`` ``scatter_figure`` in the same run: medians (and
+against Python's ``components/explore/view.py`` ``scatter_figure`` in the same run: medians (and
 minima) at 30, 1,000 and 10,000 models.
 
 The models' raw values are random (uniform, 10% missing), scored with the small test board's
@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ml_peg_like import explore as ex
-from ml_peg_like.dashboard.components import explore as view
+from ml_peg_like.dashboard.components.explore import view as view
 from ml_peg_like.scoring import score_values
 from tests.browser_utils import small_dataset
 

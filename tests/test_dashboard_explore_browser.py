@@ -15,7 +15,7 @@ from test_dashboard_browser import goto_view
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import create_app, ids
-from ml_peg_like.dashboard.components import compare
+from ml_peg_like.dashboard.components.explore.view import compare
 from ml_peg_like.dashboard.tables import fmt_score
 
 pytestmark = pytest.mark.browser
@@ -245,7 +245,7 @@ def _close(a, b) -> bool:
 
 def _python_scatter(env, changes, sel: dict) -> dict:
     """The scatter the Python engine and figure builder make of ``changes``."""
-    from ml_peg_like.dashboard.components import explore as view
+    from ml_peg_like.dashboard.components.explore import view as view
 
     cfg, raw = env["cfg"], env["raw"]
     s = score(raw, cfg.apply_changes(changes))
@@ -318,7 +318,7 @@ def test_a_reset_redraws_the_scatter(env):
 def test_a_model_filter_redraws_the_scatter_of_the_shown_models(env):
     """The model filter's rows come from the server; the scatter of the shown models is drawn
     in the browser (the server sends no figure for it): Python's scatter of those models."""
-    from ml_peg_like.dashboard.components import explore as view
+    from ml_peg_like.dashboard.components.explore import view as view
 
     page, cfg, raw = env["page"], env["cfg"], env["raw"]
     sel = {"x": "raw:Classification/Iris/Accuracy", "y": "overall"}
@@ -458,7 +458,7 @@ def _names() -> dict[str, str]:
 
 def test_benchmark_figure_patched_by_edits_equals_the_figure_built_from_scratch(env):
     """Later edits send only what changed of the benchmark figure (a Patch of the plot-figs
-    store, components/plots.py); the graph then shows the figure the engine builds."""
+    store, components/explore/plots.py); the graph then shows the figure the engine builds."""
     page, cfg, raw = env["page"], env["cfg"], env["raw"]
     bodies: list[str] = []
 

@@ -9,7 +9,7 @@ import pytest
 from browser_utils import small_dataset
 
 from ml_peg_like.dashboard import create_app, ids
-from ml_peg_like.dashboard.components import explore as ev
+from ml_peg_like.dashboard.components.explore import view as ev
 
 
 @pytest.fixture(scope="module")

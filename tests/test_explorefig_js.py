@@ -1,5 +1,5 @@
 """The Explore scatter and the Compare radar built in the browser (``assets/explorefig.js``) are
-those Python builds (``components/explore.py`` ``scatter_figure``, ``components/compare.py``
+those Python builds (``components/explore/view.py`` ``scatter_figure``, ``components/explore/compare.py``
 ``radar_figure`` and ``default_models``, ``ml_peg_like.explore.pareto_front``: the reference).
 
 The JS gets what the page gives it: the selection as the server describes it
@@ -23,8 +23,8 @@ from browser_utils import CHROMIUM, CHROMIUM_ARGS, require_browser, write_small_
 from ml_peg_like import explore as ex
 from ml_peg_like import load_dataset, score
 from ml_peg_like.config.parse import config_from_dict
-from ml_peg_like.dashboard.components import compare
-from ml_peg_like.dashboard.components import explore as view
+from ml_peg_like.dashboard.components.explore.view import compare
+from ml_peg_like.dashboard.components.explore import view as view
 from ml_peg_like.scoring import score_values
 
 pytestmark = pytest.mark.browser

@@ -26,26 +26,12 @@ from ..support.resources import assets_dir
 from . import a11y, firstpage, firstview, ids
 from . import contrib as contrib_colours
 from .cache import ScoreCache
-from .components import (
-    baseline,
-    contrib,
-    curve,
-    edit,
-    grid,
-    liveedit,
-    modelcard,
-    modelsearch,
-    navigation,
-    page,
-    policy,
-    restore,
-    settings,
-    theme,
-    toolbar,
-    viewstate,
-)
-from .components import explore as explore_view
-from .components import sensitivity as sens_view
+from .components import page
+from .components.board import baseline, contrib, curve, grid, modelcard, modelsearch, navigation
+from .components.board import sensitivity as sens_view
+from .components.controls import policy, restore, settings, theme, toolbar
+from .components.editing import edit, liveedit, viewstate
+from .components.explore import view as explore_view
 from .components.robustness import callbacks as robustness_callbacks
 from .components.robustness import layout as robustness_layout
 from .state import Q_SORT
@@ -104,7 +90,7 @@ def create_app(
     per-user directory). The app exposes ``app.score_cache`` (the ScoreCache) and
     ``app.robustness_manager`` (the manager, None without the view).
     ``sensitivity``: show the boxes' stability intervals, the dominance marks, the curve's bands
-    and the "what would put this model first?" picker (components/sensitivity.py).
+    and the "what would put this model first?" picker (components/board/sensitivity.py).
     """
     cache = ScoreCache(config, raw)
     scores = cache.default_scores
@@ -211,7 +197,7 @@ def create_app(
     baseline.register(app)
     if large:
         modelsearch.register(app, cache)
-    restore.register(app)  # the last settings, remembered by the browser (components/restore.py)
+    restore.register(app)  # the last settings, remembered by the browser (components/controls/restore.py)
     if sens:
         sens_view.register(app, cache)
     harden(app.server)

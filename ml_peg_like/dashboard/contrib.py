@@ -4,7 +4,7 @@ score (a category view), drawn in the browser from the live result by ``assets/c
 
 Pure functions (no Dash): the grid column that holds the bars and the colour of each part. A part
 keeps its colour whatever the weights (its place among its siblings in the config), so the
-legend (``components/contrib.py``) and the bars agree after any edit.
+legend (``components/board/contrib.py``) and the bars agree after any edit.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ SCORE_STOPS: tuple[tuple[float, tuple[int, int, int]], ...] = (
 #: the ``elementtiming`` name of the best model's overall score: the browser's Element Timing
 #: entry of that name says when the first view's ranking was painted (the benchmarks read it)
 PAINT_MARK = "mpl-first-rows"
-#: the grid's selection column (its tick boxes; ``components/compare.py``)
+#: the grid's selection column (its tick boxes; ``components/explore/compare.py``)
 TICK_WIDTH = 40
 #: AG Grid's width of a column that gives none
 DEFAULT_WIDTH = 200

@@ -45,7 +45,7 @@ RANK_SHOWN = "rank-shown"  # rank within the shown models (a checklist)
 MODEL_CARD = "model-card"  # the model card (filled when a model's cell is clicked)
 MODEL_CARD_BODY = "model-card-body"
 MODEL_CARD_CLOSE = "model-card-close"
-CONTRIB_LEGEND = "contrib-legend"  # the legend of the breakdown bars (components/contrib.py)
+CONTRIB_LEGEND = "contrib-legend"  # the legend of the breakdown bars (components/board/contrib.py)
 #: the model card's breakdown, filled in the browser (assets/contrib.js) from the live result
 CLASS_CONTRIB_CARD = "contrib-card"
 ATTR_CONTRIB_MODEL = "data-model"
@@ -59,7 +59,7 @@ POLICY_OVERRIDES = "policy-overrides"  # the categories that override the policy
 NO_SCORE = "no-score"  # the line above the table: how many models have no overall score, why
 #: the robustness view's tau line (the main callback fills it in the same response)
 ROB_TAU = "rob-tau"
-#: the pinned baseline (components/baseline.py): the store ``{changes, n, pinned[, result]}`` or
+#: the pinned baseline (components/board/baseline.py): the store ``{changes, n, pinned[, result]}`` or
 #: None (the published settings), its buttons, the line that names it and the readable list of
 #: the changes shown
 BASE = "baseline"
@@ -68,7 +68,7 @@ BASE_UNPIN = "baseline-unpin"
 BASE_TEXT = "baseline-text"
 CHANGES_LIST = "changes-list"
 CHANGES_LABEL = "changes-label"
-#: the sensitivity panel: "what would put this model first?" (components/sensitivity.py)
+#: the sensitivity panel: "what would put this model first?" (components/board/sensitivity.py)
 SENS_PANEL = "sens-panel"
 #: store {box name: stability interval text} of the view's boxes, written into their holders
 #: by assets/sensitivity.js (one output per edit, not one per box)
@@ -99,14 +99,14 @@ ROB_REQUEST = "rob-request"  # store: the Run request {"n": clicks, "r": nonce}
 ROB_META = "rob-meta"  # store: what the shown analysis ran on
 ROB_TOKEN = "rob-token"  # store: the name of the page's data (callbacks.engine_token)
 ROB_TEXTS = "rob-texts"  # store: texts the browser-side callbacks show
-#: "come back to your work" (components/restore.py, assets/restore.js): the line offering the
+#: "come back to your work" (components/controls/restore.py, assets/restore.js): the line offering the
 #: settings the browser remembers, its text and its two buttons
 RESTORE = "restore"
 RESTORE_TEXT = "restore-text"
 RESTORE_YES = "restore-yes"
 RESTORE_NO = "restore-no"
 
-#: the Explore and Compare views (components/explore.py, compare.py) and the benchmark figure
+#: the Explore and Compare views (components/explore/view.py, compare.py) and the benchmark figure
 PAGE_EXPLORE = "explore"  # their view names (``?v=explore``, ``?v=compare``)
 PAGE_COMPARE = "compare"
 PLOT_EXPLORE, PLOT_COMPARE = "explore", "compare"  # their plots' names (``plot_graph``)
@@ -119,7 +119,7 @@ EXPLORE_HOLDER = "explore-holder"
 EXPLORE_GRAPH = "explore-graph"
 EXPLORE_CARD = "explore-card"
 #: a holder (``HELD``) of the scatter's selection as the browser draws it after an edit
-#: (``components/explore.py`` ``scatter_spec``, ``assets/liveexplore.js``)
+#: (``components/explore/view.py`` ``scatter_spec``, ``assets/liveexplore.js``)
 EXPLORE_SPEC = "explore-spec"
 COMPARE_WRAP = "compare-wrap"
 COMPARE_MODELS = "compare-models"
@@ -132,7 +132,7 @@ COMPARE_TABLE = "compare-table"
 COMPARE_TABLE_HOLDER = "compare-table-holder"
 BENCH_FIG_HOLDER = "bench-fig-holder"
 BENCH_FIG = "bench-fig"
-PLOT_FIGS = "plot-figs"  # holder: {plot name: figure} of the plots that exist (components/plots.py)
+PLOT_FIGS = "plot-figs"  # holder: {plot name: figure} of the plots that exist (components/explore/plots.py)
 PLOT_SIG = "plot-sig"  # holder: {plot name: signature} of what plot-figs holds (edits patch it)
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
@@ -159,8 +159,8 @@ WANT = "want"  # a navigation request written in the browser
 HDR = "hdr"  # a click on a column header's name
 TREE = "tree"  # what the browser's navigation needs (see components/navigation.tree_store)
 FIG = "fig"  # holder: the curve's next figure
-CURVE_SIG = "curve-sig"  # holder: what FIG holds (components/curve.py: edits patch it)
-SORT = "sort"  # the grid's sort as the URL writes it (components/viewstate.py), set in the browser
+CURVE_SIG = "curve-sig"  # holder: what FIG holds (components/board/curve.py: edits patch it)
+SORT = "sort"  # the grid's sort as the URL writes it (components/editing/viewstate.py), set in the browser
 
 # ------------------------------------------------------------------------------------------------
 # pattern-matching ids: {"type": T_..., KEY: ...}
@@ -260,9 +260,9 @@ CLASS_METRIC = "metric"
 #: sort a second one), registered under this name in ``window.dashAgGridComponentFunctions``
 HEADER_COMPONENT = "MplHeader"
 #: the grid's listener of its first rows (``assets/dashAgGridFunctions.js``), given to the grid
-#: as an event listener (``components/grid.py``)
+#: as an event listener (``components/board/grid.py``)
 FIRST_ROWS_LISTENER = "mplFirstRows(params)"
-#: a plot's download buttons (PNG / SVG, ``components/plots.py`` and ``assets/plots.js``)
+#: a plot's download buttons (PNG / SVG, ``components/explore/plots.py`` and ``assets/plots.js``)
 CLASS_PLOT_DL = "plot-dl"
 CLASS_INTERVAL = "sens-iv"  # the holder of a box's interval text
 ATTR_BOX = "data-box"  # on an interval holder: its box's name (``box_name``)

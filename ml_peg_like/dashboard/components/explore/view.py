@@ -15,14 +15,15 @@ from urllib.parse import urlencode
 import numpy as np
 from dash import ClientsideFunction, Input, Output, ctx, dcc, html, no_update
 
-from ... import explore as ex
-from ...errors import ConfigError
-from ...scoring import rank_text
-from ...support.lazy import lazy_module
-from .. import a11y, ids
-from ..figures import point_trace_type
-from ..tables import fmt_raw, fmt_score
-from . import compare, modelcard, plots
+from .... import explore as ex
+from ....errors import ConfigError
+from ....scoring import rank_text
+from ....support.lazy import lazy_module
+from ... import a11y, ids
+from ...figures import point_trace_type
+from ...tables import fmt_raw, fmt_score
+from ..board import modelcard
+from . import compare, plots
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
@@ -34,7 +35,7 @@ MAX_COLOURS = 8  # category colours; the rest are "other"
 SCORE_RANGE = (-0.04, 1.04)  # a linear score axis: [0, 1] and room for the markers
 HIDDEN = {"display": "none"}
 
-#: the edit callback's extra inputs and outputs (components/edit.py merges them)
+#: the edit callback's extra inputs and outputs (components/editing/edit.py merges them)
 INPUTS = dict(
     ex_x=Input(ids.EXPLORE_X, "value"),
     ex_y=Input(ids.EXPLORE_Y, "value"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dash import ClientsideFunction, Input, html
 
-from .. import ids
-from ..contrib import legend_items, parts_of
+from ... import ids
+from ...contrib import legend_items, parts_of
 
 
 def legend(cfg, view: str) -> list:

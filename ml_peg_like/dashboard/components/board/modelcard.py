@@ -9,9 +9,9 @@ from typing import Any
 from dash import Input, Output, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
-from ...models import card_items, display_names
-from .. import ids
-from ..cache import ScoreCache
+from ....models import card_items, display_names
+from ... import ids
+from ...cache import ScoreCache
 from . import contrib
 
 HIDDEN = {"display": "none"}

@@ -11,9 +11,9 @@ import re
 import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
-from ... import explore as ex
-from .. import ids
-from ..tables import fmt_raw, fmt_score
+from .... import explore as ex
+from ... import ids
+from ...tables import fmt_raw, fmt_score
 from . import plots
 
 MAX_MODELS = ids.COMPARE_MAX

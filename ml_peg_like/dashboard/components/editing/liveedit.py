@@ -22,8 +22,8 @@ import json
 
 from dash import ALL, ClientsideFunction, Input, Output, State, dcc
 
-from ...bundle import make_bundle, result_of
-from .. import ids
+from ....bundle import make_bundle, result_of
+from ... import ids
 
 BOX = ids.box(ALL, ALL)
 MSG = ids.by_path(ids.T_MSG, ALL)

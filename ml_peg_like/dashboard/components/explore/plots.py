@@ -16,8 +16,8 @@ from typing import Any
 
 from dash import ALL, ClientsideFunction, Input, Output, Patch, State, dcc, html, no_update
 
-from .. import figpatch, ids
-from ..figures import FONT
+from ... import figpatch, ids
+from ...figures import FONT
 
 #: the themes: page colours of assets/style.css for a light and a dark page
 THEMES: dict[str, dict[str, str]] = {

@@ -651,6 +651,14 @@
     };
   }
 
+  /** Metric k's weight; a metric the engine cannot score (a board scored on the server) has
+   * no parsed state: its config's weight (absent: 1). */
+  function metricWeight(board, st, k) {
+    if (st.metric[k]) return st.metric[k].weight;
+    var w = board.metrics[k].fields.weight;
+    return w === undefined ? 1 : w;
+  }
+
   /** Groups whose children all have weight 0 (the dashboard refuses them). */
   function zeroWeightProblems(board, st) {
     var out = [];
@@ -673,7 +681,7 @@
       }
       for (var b = lo; b < bEnds[ci]; b++) {
         var ml = board.metricStarts[b];
-        if (!allZero(ml, mEnds[b], function (k) { return st.metric[k].weight; })) continue;
+        if (!allZero(ml, mEnds[b], function (k) { return metricWeight(board, st, k); })) continue;
         for (var j = ml; j < mEnds[b]; j++) {
           out.push({ where: board.metrics[j].path + ".weight", message: "every metric of " + board.benches[b].name + " has weight 0" });
         }

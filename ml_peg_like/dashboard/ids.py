@@ -105,6 +105,7 @@ RESTORE_NO = "restore-no"
 #: the Explore and Compare views (components/explore.py, compare.py) and the benchmark figure
 PAGE_EXPLORE = "explore"  # their view names (``?v=explore``, ``?v=compare``)
 PAGE_COMPARE = "compare"
+PLOT_EXPLORE, PLOT_COMPARE = "explore", "compare"  # their plots' names (``plot_graph``)
 EXPLORE_WRAP = "explore-wrap"
 EXPLORE_X = "explore-x"
 EXPLORE_Y = "explore-y"
@@ -113,9 +114,9 @@ EXPLORE_AXES = "explore-axes"
 EXPLORE_HOLDER = "explore-holder"
 EXPLORE_GRAPH = "explore-graph"
 EXPLORE_CARD = "explore-card"
-#: a hidden element whose ``ATTR_FIG`` attribute holds an edit's update of the scatter (JSON);
-#: assets/plots.js draws it after the browser has painted the table
-EXPLORE_NEXT = "explore-next"
+#: a holder (``HELD``) of the scatter's selection as the browser draws it after an edit
+#: (``components/explore.py`` ``scatter_spec``, ``assets/liveexplore.js``)
+EXPLORE_SPEC = "explore-spec"
 COMPARE_WRAP = "compare-wrap"
 COMPARE_MODELS = "compare-models"
 COMPARE_OPEN = "compare-open"  # the "Compare (n)" button above the grid
@@ -125,6 +126,11 @@ COMPARE_HOLDER = "compare-holder"
 COMPARE_GRAPH = "compare-graph"
 COMPARE_TABLE = "compare-table"
 COMPARE_TABLE_HOLDER = "compare-table-holder"
+#: a holder the browser writes after each new live result: the Compare table's cells follow
+COMPARE_LIVE = "compare-live"
+#: a holder of the models of the Compare table the page shows (the server writes it with the
+#: table; a box edit whose compared models stay leaves the table to the browser)
+COMPARE_SHOWN = "compare-shown"
 BENCH_FIG_HOLDER = "bench-fig-holder"
 BENCH_FIG = "bench-fig"
 PLOT_FIGS = "plot-figs"  # holder: {plot name: figure} of the plots that exist (components/plots.py)
@@ -179,6 +185,8 @@ T_PICK = "pick"  # a metric's name in the settings (plots its curve): {type, to}
 T_ATTR = "attr"  # an attribute filter: {type, name}
 T_CURVE = "curve"  # the curve graph: {type, i}
 T_PLOT = "plot"  # an Explore / Compare / benchmark graph: {type, i: its name}
+T_CMP_SCORE = "cmp-s"  # a Compare table cell's score: {type, path, m: model}
+T_CMP_DIFF = "cmp-d"  # its difference to the first model: {type, path, m, ref: first model}
 T_WHATIF = "whatif"  # a what-if change's apply/undo button: {type, path, field, value, prev}
 KEY_VALUE = "value"
 KEY_PREV = "prev"
@@ -254,7 +262,6 @@ CLASS_METRIC = "metric"
 CLASS_PLOT_DL = "plot-dl"
 CLASS_INTERVAL = "sens-iv"  # the holder of a box's interval text
 ATTR_BOX = "data-box"  # on an interval holder: its box's name (``box_name``)
-ATTR_FIG = "data-fig"  # on EXPLORE_NEXT: the scatter's update (JSON)
 #: the prop of a "holder" (``plots.holder``: a hidden element, not a dcc.Store) that holds what
 #: an edit writes for the browser (a figure) or for the next request (a signature)
 HELD = "data-held"
@@ -336,8 +343,12 @@ def js_names(
         "keyIndex": KEY_INDEX,
         "plotDownload": CLASS_PLOT_DL,
         "exploreGraph": EXPLORE_GRAPH,
-        "exploreNext": EXPLORE_NEXT,
-        "figAttr": ATTR_FIG,
+        "explorePlot": plot_graph(PLOT_EXPLORE),
+        "comparePlot": plot_graph(PLOT_COMPARE),
+        "compareGraph": COMPARE_GRAPH,
+        "compareLive": COMPARE_LIVE,
+        "keyPath": KEY_PATH,
+        "pageExplore": PAGE_EXPLORE,
         "navItemsAttr": ATTR_NAV_ITEMS,
         "navPathAttr": ATTR_NAV_PATH,
         "compareMax": COMPARE_MAX,

@@ -90,8 +90,8 @@ def test_publish_writes_every_file_the_page_loads(tmp_path):
     names = {p.name for p in paths}
     assert names == {
         "index.html", "engine.js", "curve.js", "edit.js", "dashAgGridFunctions.js", "site.js",
-        "sitetable.js", "siteexport.js", "siteviews.js", "site.css", "plotly.min.js",
-        "board.json", pub.MARKER,
+        "sitetable.js", "siteexport.js", "siteviews.js", "siteexplore.js", "sitecompare.js",
+        "explorefig.js", "site.css", "plotly.min.js", "board.json", pub.MARKER,
     }  # fmt: skip
     page = _page(out)
     # every script and style sheet the page names is a file of the site (nothing from elsewhere)

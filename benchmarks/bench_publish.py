@@ -137,7 +137,9 @@ def run(name: str, data: Path, tmp: Path, browser, args) -> None:
                 loads[embed].append(one_load(browser, url_in if embed else url_file))
         took = edits(browser, url_file, first_linear_metric(cfg), args.edits)
         cat = cfg.categories[0].name
-        plots = {v: plot_edits(browser, url_file, v, cat, args.edits) for v in ("explore", "compare")}
+        plots = {
+            v: plot_edits(browser, url_file, v, cat, args.edits) for v in ("explore", "compare")
+        }
     file_row = f"{name}: first rows, board.json"
     rows = [
         Row(file_row, loads[False]),

@@ -22,8 +22,8 @@ import pytest
 from browser_utils import COLUMNS, SMALL_CONFIG, VALUES, chromium, require_browser
 
 import ml_peg_like as mpl
-from ml_peg_like.cli import main
 from ml_peg_like import explore as ex
+from ml_peg_like.cli import main
 from ml_peg_like.dashboard import state
 from ml_peg_like.dashboard.components import explore as dash_explore
 from ml_peg_like.publish import publish
@@ -727,7 +727,18 @@ def test_explore_pareto_front_and_names_as_text(site):
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.locator("#card").wait_for(state="visible", timeout=TIMEOUT)
     assert page.locator("#card .card-key code").text_content() == XSS
-    assert not seen.problems and not seen.dialogs
+    # a models.csv column on an axis: only Ridge has a paper (the markup model's is empty); a
+    # category axis, no front (an attribute has no direction)
+    attr = _explore(site, "?v=explore&x=attr:paper&y=overall")
+    (points,) = [t for t in _points(attr.page) if t["mode"] == "markers"]
+    assert points["keys"] == ["Ridge"] and points["x"] == ["https://example.org/ridge"]
+    axis = "() => document.getElementById('explore-plot').layout.xaxis.type"
+    assert attr.page.evaluate(axis) == "category"
+    assert attr.page.locator("#explore-plot .gtitle").text_content() == (
+        "1 of 7 models (the others lack a value) \u00b7 no Pareto front (an attribute has no "
+        "direction)"
+    )
+    assert not seen.problems and not seen.dialogs and not attr.problems
 
 
 def _python_defaults(site, changes=None) -> tuple[list[str], np.ndarray]:

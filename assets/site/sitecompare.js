@@ -101,13 +101,15 @@
   // the table's rows (explore.compare_rows): overall, then each category, its benchmarks and
   // their metrics, with the column of scores (and raw values) they read
   function rows(s) {
-    var out = [{ name: "Overall", path: "", level: 0, score: function (i) { return s.res.overall[i]; } }];
+    var out = [{ name: "Overall", path: "", level: 0,
+                 score: function (i) { return s.res.overall[i]; } }];
     var n = s.bundle.models.length;
     function at(mat, j) { return function (i) { return mat[i + j * n]; }; }
     s.index.cats.forEach(function (c, ci) {
       out.push({ name: c.name, path: c.path, level: 1, score: at(s.res.cat, ci) });
       c.benchmarks.forEach(function (b) {
-        out.push({ name: b.name, path: b.path, level: 2, score: at(s.res.bench, s.node(b.path).i) });
+        out.push({ name: b.name, path: b.path, level: 2,
+                   score: at(s.res.bench, s.node(b.path).i) });
         b.metrics.forEach(function (m) {
           var j = s.node(m.path).i;
           out.push({ name: m.name, path: m.path, level: 3, score: at(s.res.metric, j),
@@ -140,7 +142,9 @@
     t.appendChild(el("caption", { class: "sr-only" }, "Scores of the compared models"));
     var head = el("tr");
     head.appendChild(el("th", { scope: "col" }, "Score"));
-    models.forEach(function (m) { head.appendChild(el("th", { scope: "col", title: m }, nameOf(s, m))); });
+    models.forEach(function (m) {
+      head.appendChild(el("th", { scope: "col", title: m }, nameOf(s, m)));
+    });
     t.appendChild(el("thead")).appendChild(head);
     var body = el("tbody");
     rows(s).forEach(function (r) {
@@ -191,7 +195,9 @@
       var models = S.comparedModels(s);
       box.appendChild(el("h2", {}, "Compare models"));
       var picker = el("div", { class: "ex-controls cmp-pick" });
-      chips(s, models, picked(s, s.params).length > 0).forEach(function (e) { picker.appendChild(e); });
+      chips(s, models, picked(s, s.params).length > 0).forEach(function (e) {
+        picker.appendChild(e);
+      });
       picker.appendChild(adder(s, models));
       box.appendChild(picker);
       if (!models.length) {

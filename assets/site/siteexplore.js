@@ -18,6 +18,7 @@
   var NARROW = 560;
   var plotDiv = null;
   var refocus = "";
+  var clickWired = false;
 
   function attributes(s) { return s.site.attributes || []; }
 
@@ -233,9 +234,9 @@
     s.loadPlotly().then(function (P) {
       return P.react(div, fig.data, fig.layout, { displaylogo: false, responsive: true });
     }).then(function (gd) {
-      if (!gd.mplClick) {
+      if (!clickWired) {
         gd.on("plotly_click", onClick(s));
-        gd.mplClick = true;
+        clickWired = true;
       }
       s.exploreDrawn = (s.exploreDrawn || 0) + 1;
     }, function (e) {

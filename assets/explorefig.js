@@ -3,14 +3,13 @@
  * Dash, no Plotly internals.
  *
  * The reference is Python: ml_peg_like/dashboard/components/explore.py (scatter_figure),
- * components/compare.py (radar_figure, default_models, diff_text) and ml_peg_like/explore.py
+ * components/compare.py (radar_figure, default_models) and ml_peg_like/explore.py
  * (pareto_front). tests/test_explorefig_js.py compares the two; docs/ENGINE-JS.md says what.
  *
  *   mplExploreFig.scatter(input)   -> the Explore scatter
  *   mplExploreFig.radar(input)     -> the Compare radar (bars beyond eight categories)
  *   mplExploreFig.paretoFront(xs, ys, xBetter, yBetter) -> indices of the front, by x
  *   mplExploreFig.defaultModels(models, ranks, shown, n) -> the n best ranked shown models
- *   mplExploreFig.diffText(v, v0)  -> [text, class] of a Compare table cell's difference
  *
  * The scatter's input (values per model of `models`, board order):
  *   {models: [keys], names: {key: display name}, shown: [model indices] | null (every model),
@@ -388,18 +387,7 @@
     return ix.slice(0, n === undefined ? 3 : n).map(function (i) { return models[i]; });
   }
 
-  // compare.diff_text: a table cell's difference to the first model, and its class
-  function diffText(v, v0) {
-    if (!isNum(v) || !isNum(v0)) return ["", "cmp-diff"];
-    var d = v - v0;
-    var text = curve().fmtScore(d, 1, 3);
-    if (text.charAt(0) !== "-" && Number(text) !== 0) text = "+" + text;
-    var klass = d > 5e-4 ? "cmp-diff up" : d < -5e-4 ? "cmp-diff down" : "cmp-diff";
-    return [" (" + text + ")", klass];
-  }
-
   var api = {
-    diffText: diffText,
     scatter: scatter,
     radar: radar,
     paretoFront: paretoFront,

@@ -7,10 +7,8 @@
  *
  * The server draws each plot when its graph is made or its selection changes, and sends the
  * scatter's selection with it (explore.scatter_spec: the quantities, the attributes' values):
- * the browser then draws the same figure from the live result. The Compare table is the
- * server's (Dash components); its scores and differences follow the live result here (a
- * clientside callback with pattern-matching outputs, fired through the compare-live holder);
- * the server sends a new table when the compared models change. Names: window.mplNames. */
+ * the browser then draws the same figure from the live result. The Compare table still comes
+ * from the server (it is made of Dash components). Names come from Python: window.mplNames. */
 (function () {
   "use strict";
   var dc = (window.dash_clientside = window.dash_clientside || {});
@@ -127,34 +125,6 @@
       theme: "light",
     };
     dc.set_props(N().comparePlot, { figure: window.mplExploreFig.radar(input) });
-    var held = {};
-    held[N().held] = ++tableTick;
-    dc.set_props(N().compareLive, held); // the table's cells (mplLiveExplore.table)
-  }
-
-  var tableTick = 0;
-
-  // a Compare table cell's score (fmt_score) and its difference to the first model
-  function cellScore(live, path, m) {
-    var i = live.bundle.models.indexOf(m);
-    var vals = i < 0 ? null : values(live, path === "" ? { kind: "overall" } : { kind: "score", path: path });
-    return vals ? vals[i] : NaN;
-  }
-
-  function tableCells() {
-    var outs = (dc.callback_context && dc.callback_context.outputs_list) || [];
-    var live = window.mplLive;
-    if (outs.length !== 3 || !live.boot() || !live.res) throw dc.PreventUpdate;
-    var P = N().keyPath;
-    var fmt = window.mplCurve.fmtScore;
-    var scores = outs[0].map(function (o) {
-      return fmt(cellScore(live, o.id[P], o.id.m), 1, 3);
-    });
-    var diffs = outs[1].map(function (o) {
-      return window.mplExploreFig.diffText(cellScore(live, o.id[P], o.id.m),
-                                           cellScore(live, o.id[P], o.id.ref));
-    });
-    return [scores, diffs.map(function (d) { return d[0]; }), diffs.map(function (d) { return d[1]; })];
   }
 
   function redraw(live) {
@@ -171,8 +141,6 @@
   window.mplLive.listen(redraw);
 
   dc.mplLiveExplore = {
-    // the Compare table's scores and differences, from the live result
-    table: tableCells,
     // the scatter's selection, sent with each figure the server draws
     spec: function (spec) {
       st.spec = spec && typeof spec === "object" ? spec : null;

@@ -350,34 +350,6 @@ def test_an_edit_redraws_the_radar_in_the_browser_with_no_server_answer(env):
     assert heads[1:] == [names.get(m, m) for m in after]
 
 
-TABLE = """() => [...document.querySelectorAll('#compare-table tbody tr')].map(
-  r => [...r.querySelectorAll('td')].map(td => td.innerText.replace(/\\s+/g, ' ').trim()))"""
-
-
-def test_an_edit_updates_the_compare_table_in_the_browser_with_no_server_answer(env):
-    """Picked models: an edit's new overall scores and differences fill the table's cells with
-    the server's answer held (the table is not sent again)."""
-    page, cfg, raw = env["page"], env["cfg"], env["raw"]
-    page.goto(f"{env['url']}/?v=compare&models=Ridge,RandomForest")
-    page.wait_for_selector("#compare-table")
-    figure(page, "compare-graph")
-    s = score(raw, cfg.apply_changes({"Classification": {"weight": 0.25}}))
-    ov = s.overall["score"]
-    diff, _klass = compare.diff_text(ov["RandomForest"], ov["Ridge"])
-    want = ["Overall", fmt_score(ov["Ridge"]), f"{fmt_score(ov['RandomForest'])}{diff}"]
-    assert want != page.evaluate(TABLE)[0]
-    with Held(page):
-        box = page.locator("input[name='Classification.weight']")
-        box.fill("0.25")
-        box.press("Enter")
-        for _ in range(100):
-            got = page.evaluate(TABLE)[0]
-            if got == want:
-                break
-            page.wait_for_timeout(100)
-        assert got == want
-
-
 def test_png_and_svg_downloads(env):
     page = env["page"]
     page.goto(f"{env['url']}/?v=explore&x=attr:params&y=overall")

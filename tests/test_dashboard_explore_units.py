@@ -87,17 +87,7 @@ def test_the_server_draws_the_plots_only_when_their_graph_is_made_or_the_selecti
     assert out["plot_figs"][ev.plots.EXPLORE]["layout"]["uirevision"] == out["ex_spec"]["rev"]
     out = {}
     ev.fill(out, page=ids.PAGE_COMPARE, view_changed=False, graphs=graphs, **kw)
-    assert set(out) == {"cmp_table", "cmp_shown"}  # the radar: in the browser; the table: here
-    # a box edit whose compared models stay: the browser updates the table's cells too
-    models = ev.compare.default_models(s, list(cache.models))
-    out = {}
-    ev.fill(out, page=ids.PAGE_COMPARE, view_changed=False, graphs=graphs, shown_table=models,
-            **kw)  # fmt: skip
-    assert out == {}
-    out = {}
-    ev.fill(out, page=ids.PAGE_COMPARE, view_changed=False, graphs=graphs,
-            shown_table=models[::-1], **kw)  # fmt: skip
-    assert set(out) == {"cmp_table", "cmp_shown"}  # other models: a new table
+    assert set(out) == {"cmp_table"}  # the radar follows in the browser, the table from here
     out = {}
     ev.fill(out, page=ids.PAGE_COMPARE, view_changed=True, graphs=graphs, **kw)
     assert out["cmp_fig"] is not None and "cmp_table" in out

@@ -308,19 +308,3 @@ def test_the_default_compared_models_are_pythons(page, board):
                  [pos[m] for m in shown]],
             )  # fmt: skip
             assert js == py
-
-
-def test_the_compare_tables_differences_are_pythons(page):
-    """Rounding at the edges: differences that round to zero either way, half-way cases of
-    the third digit, tiny ones (written with an exponent), missing values."""
-    vals = [0.0, 1.0, 0.5, 0.4995, 0.5005, 0.12345, 0.1235, 1e-9, 2.5e-7, math.nan, 0.99951]
-    rng = np.random.default_rng(4)
-    vals += rng.uniform(0, 1, 40).tolist()
-    pairs = [(a, b) for a in vals for b in vals]
-    js = page.evaluate(
-        "(ps) => ps.map(([a, b]) => window.mplExploreFig.diffText(a === null ? NaN : a,"
-        " b === null ? NaN : b))",
-        [[None if math.isnan(a) else a, None if math.isnan(b) else b] for a, b in pairs],
-    )
-    for (a, b), got in zip(pairs, js, strict=True):
-        assert tuple(got) == compare.diff_text(a, b), (a, b)

@@ -126,11 +126,6 @@ COMPARE_HOLDER = "compare-holder"
 COMPARE_GRAPH = "compare-graph"
 COMPARE_TABLE = "compare-table"
 COMPARE_TABLE_HOLDER = "compare-table-holder"
-#: a holder the browser writes after each new live result: the Compare table's cells follow
-COMPARE_LIVE = "compare-live"
-#: a holder of the models of the Compare table the page shows (the server writes it with the
-#: table; a box edit whose compared models stay leaves the table to the browser)
-COMPARE_SHOWN = "compare-shown"
 BENCH_FIG_HOLDER = "bench-fig-holder"
 BENCH_FIG = "bench-fig"
 PLOT_FIGS = "plot-figs"  # holder: {plot name: figure} of the plots that exist (components/plots.py)
@@ -185,8 +180,6 @@ T_PICK = "pick"  # a metric's name in the settings (plots its curve): {type, to}
 T_ATTR = "attr"  # an attribute filter: {type, name}
 T_CURVE = "curve"  # the curve graph: {type, i}
 T_PLOT = "plot"  # an Explore / Compare / benchmark graph: {type, i: its name}
-T_CMP_SCORE = "cmp-s"  # a Compare table cell's score: {type, path, m: model}
-T_CMP_DIFF = "cmp-d"  # its difference to the first model: {type, path, m, ref: first model}
 T_WHATIF = "whatif"  # a what-if change's apply/undo button: {type, path, field, value, prev}
 KEY_VALUE = "value"
 KEY_PREV = "prev"
@@ -346,8 +339,6 @@ def js_names(
         "explorePlot": plot_graph(PLOT_EXPLORE),
         "comparePlot": plot_graph(PLOT_COMPARE),
         "compareGraph": COMPARE_GRAPH,
-        "compareLive": COMPARE_LIVE,
-        "keyPath": KEY_PATH,
         "pageExplore": PAGE_EXPLORE,
         "navItemsAttr": ATTR_NAV_ITEMS,
         "navPathAttr": ATTR_NAV_PATH,

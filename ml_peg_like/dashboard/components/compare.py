@@ -9,7 +9,7 @@ import math
 import re
 
 import numpy as np
-from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html
+from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from ... import explore as ex
 from .. import ids
@@ -61,8 +61,6 @@ def layout(cache) -> html.Section:
             ),
             html.Div(id=ids.COMPARE_HOLDER, className="cmp-holder"),
             html.Div(id=ids.COMPARE_TABLE_HOLDER),
-            plots.holder(ids.COMPARE_LIVE),
-            plots.holder(ids.COMPARE_SHOWN),
         ],
         id=ids.COMPARE_WRAP,
         className="ex-panel",
@@ -103,16 +101,6 @@ def register(app) -> None:
         Output(ids.COMPARE_OPEN, "children"),
         Input(ids.COMPARE_MODELS, "value"),
         Input(ids.GRID, "rowData"),
-        prevent_initial_call=True,
-    )
-    cell = {ids.KEY_TYPE: ids.T_CMP_SCORE, ids.KEY_PATH: ALL, "m": ALL}
-    diff = {ids.KEY_TYPE: ids.T_CMP_DIFF, ids.KEY_PATH: ALL, "m": ALL, "ref": ALL}
-    app.clientside_callback(  # the table's scores follow the live result (liveexplore.js)
-        ClientsideFunction("mplLiveExplore", "table"),
-        Output(cell, "children"),
-        Output(diff, "children"),
-        Output(diff, "className"),
-        Input(ids.COMPARE_LIVE, ids.HELD),
         prevent_initial_call=True,
     )
     app.clientside_callback(
@@ -235,41 +223,15 @@ def _radar_frame(theme: str, bars: bool) -> dict:
     )
 
 
-def diff_text(v: float, v0: float) -> tuple[str, str]:
-    """The difference of ``v`` to the first model's ``v0`` as the table writes it, and its
-    class (up, down or neither); ("", "cmp-diff") when either is missing. The browser's twin is
-    ``diffText`` in ``assets/liveexplore.js``."""
+def _diff(v: float, v0: float) -> html.Span | str:
     if _nan(v) or _nan(v0):
-        return "", "cmp-diff"
+        return ""
     d = float(v) - float(v0)
     text = fmt_score(d)
     if not text.startswith("-") and float(text) != 0:
         text = "+" + text
     klass = "cmp-diff up" if d > 5e-4 else "cmp-diff down" if d < -5e-4 else "cmp-diff"
-    return f" ({text})", klass
-
-
-def _cell(r: dict, i: int, models: list[str]) -> list:
-    """A table cell: the score and its difference to the first model (ids the browser updates
-    after an edit: ``ids.T_CMP_SCORE``, ``ids.T_CMP_DIFF``), the raw value with its unit."""
-    v, m = r["scores"][i], models[i]
-    parts: list = [
-        html.Span(fmt_score(v), id={ids.KEY_TYPE: ids.T_CMP_SCORE, ids.KEY_PATH: r["path"], "m": m})
-    ]
-    if i:
-        text, klass = diff_text(v, r["scores"][0])
-        did = {ids.KEY_TYPE: ids.T_CMP_DIFF, ids.KEY_PATH: r["path"], "m": m, "ref": models[0]}
-        parts.append(html.Span(text, id=did, className=klass))
-    if r.get("raw") is not None:
-        raw = r["raw"][i]
-        unit = r.get("unit")
-        parts.append(
-            html.Div(
-                fmt_raw(raw) + (f" {unit}" if unit and not _nan(raw) else ""),
-                className="cmp-raw",
-            )
-        )
-    return parts
+    return html.Span(f" ({text})", className=klass)
 
 
 def table(scores, models: list[str], names: dict[str, str]) -> html.Table:
@@ -280,8 +242,20 @@ def table(scores, models: list[str], names: dict[str, str]) -> html.Table:
         cells = [
             html.Td(r["name"], className=f"cmp-name l{r['level']}", title=r["path"] or "Overall")
         ]
-        for i in range(len(r["scores"])):
-            cells.append(html.Td(_cell(r, i, models), className="num"))
+        for i, v in enumerate(r["scores"]):
+            parts: list = [fmt_score(v)]
+            if i:
+                parts.append(_diff(v, r["scores"][0]))
+            if r.get("raw") is not None:
+                raw = r["raw"][i]
+                unit = r.get("unit")
+                parts.append(
+                    html.Div(
+                        fmt_raw(raw) + (f" {unit}" if unit and not _nan(raw) else ""),
+                        className="cmp-raw",
+                    )
+                )
+            cells.append(html.Td(parts, className="num"))
         body.append(html.Tr(cells, className=f"l{r['level']}"))
     return html.Table(
         [html.Thead(head), html.Tbody(body)], id=ids.COMPARE_TABLE, className="cmp-table"
@@ -297,24 +271,19 @@ def fill(
     fresh: bool,
     theme: str = "light",
     held=None,
-    shown_table: list[str] | None = None,
 ) -> None:
-    """The table, unless the page's (``shown_table``: its models, when known) has the same
-    models: the browser updates its cells from the live result; and the radar when its graph is
-    made (a graph that stays is redrawn in the browser: ``assets/liveexplore.js``)."""
+    """The table, and the radar when its graph is made (a graph that stays is redrawn in the
+    browser from the live result: ``assets/liveexplore.js``)."""
     if not models:
         out["cmp_fig"] = None
         out["cmp_table"] = html.P("No model to compare: pick some above.")
-        out["cmp_shown"] = None
         return
     if fresh or plots.COMPARE not in graphs:
         fig = radar_figure(scores, models, names, theme)
         plots.put(
             out, "cmp_fig", ids.COMPARE_GRAPH, plots.COMPARE, fig, graphs, fresh, held, height=420
         )
-    if fresh or shown_table != models:
-        out["cmp_table"] = html.Div(table(scores, models, names), className="cmp-table-wrap")
-        out["cmp_shown"] = models
+    out["cmp_table"] = html.Div(table(scores, models, names), className="cmp-table-wrap")
 
 
 def bench_parts(figure: dict) -> list[tuple]:

@@ -171,7 +171,6 @@ STATES = dict(
     graph=State(ids.curve_graph(ALL), "id"),
     plot_graphs=explore_view.plots.EXISTING,
     plot_sig=explore_view.plots.HELD,
-    cmp_shown=State(ids.COMPARE_SHOWN, ids.HELD),  # the Compare table's models
     **curve.STATES,
 )
 
@@ -449,15 +448,6 @@ def _curve_part(a: Answer) -> dict[str, Any]:
     return out
 
 
-def _shown_table(a: Answer) -> list[str] | None:
-    """A box edit with the Compare view open: the models of the table the page shows (its
-    cells follow the edit in the browser; a new table only when the compared models change)."""
-    shown = a.req.kw["cmp_shown"]
-    if not a.req.from_browser or a.step.page != ids.PAGE_COMPARE or not isinstance(shown, list):
-        return None
-    return shown
-
-
 def _explore_part(a: Answer) -> dict[str, Any]:
     """Explore's scatter, Compare and the benchmark's bar chart (for the open view)."""
     out: dict[str, Any] = {}
@@ -474,7 +464,6 @@ def _explore_part(a: Answer) -> dict[str, Any]:
         graphs=explore_view.plots.existing(a.req.kw["plot_graphs"]),
         held=a.req.kw["plot_sig"],
         selection_changed=explore_view.new_selection(),
-        shown_table=_shown_table(a),
     )
     return out
 

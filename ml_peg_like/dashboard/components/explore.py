@@ -49,7 +49,6 @@ OUTPUTS = dict(
     cmp_fig=Output(ids.COMPARE_HOLDER, "children"),
     cmp_table=Output(ids.COMPARE_TABLE_HOLDER, "children"),
     cmp_style=Output(ids.COMPARE_WRAP, "style"),
-    cmp_shown=Output(ids.COMPARE_SHOWN, ids.HELD),
     bench_fig=Output(ids.BENCH_FIG_HOLDER, "children"),
     plot_figs=plots.FIGS,
     plot_sig=plots.SIG,
@@ -526,13 +525,11 @@ def fill(
     graphs: set[str] | frozenset[str] = frozenset(),
     held: Any = None,
     selection_changed: bool = False,
-    shown_table: list[str] | None = None,
 ) -> None:
     """Set the extra outputs for the open view (nothing is computed for a closed one).
     ``graphs``: the plots that exist in the page (their figure alone is sent, ``plots.put``);
     ``held``: the signatures of the figures the ``plot-figs`` store holds (``plots.HELD``);
-    ``selection_changed``: the request changes what the scatter shows (:func:`new_selection`);
-    ``shown_table``: the compared models of the Compare table the page shows, when known.
+    ``selection_changed``: the request changes what the scatter shows (:func:`new_selection`).
     The scatter and the radar follow the live result in the browser (``_fill_explore``,
     ``compare.fill``)."""
     shown = list(models) if models is not None else list(cache.models)
@@ -555,17 +552,7 @@ def fill(
         )
     elif page == ids.PAGE_COMPARE:
         picked = sel["models"] or compare.default_models(scores, shown)
-        compare.fill(
-            out,
-            scores,
-            picked,
-            names,
-            graphs,
-            view_changed,
-            theme=theme,
-            held=held,
-            shown_table=shown_table,
-        )
+        compare.fill(out, scores, picked, names, graphs, view_changed, theme=theme, held=held)
     if is_bench and view:
         fig = compare.bench_figure(scores, view, shown, names, theme=theme)
         plots.put(

@@ -25,6 +25,7 @@ import ml_peg_like as mpl
 from ml_peg_like import explore as ex
 from ml_peg_like.cli import main
 from ml_peg_like.dashboard import state
+from ml_peg_like.dashboard.components import compare as dash_compare
 from ml_peg_like.dashboard.components import explore as dash_explore
 from ml_peg_like.publish import publish
 
@@ -762,15 +763,42 @@ def _radar_equals_python(page, site, changes=None) -> list[str]:
     return models
 
 
+def _text(part) -> str:
+    """The text a Dash component (or a string) shows: its children's, in order."""
+    if isinstance(part, str):
+        return part
+    kids = getattr(part, "children", None)
+    kids = kids if isinstance(kids, list) else [] if kids is None else [kids]
+    return "".join(_text(k) for k in kids)
+
+
+def _dashboard_table(site, models: list[str], changes=None) -> list[list[str]]:
+    """The dashboard's Compare table (components/compare.py table) as text, row by row."""
+    res = mpl.score(site["raw"], site["cfg"].apply_changes(changes or {}))
+    names = {"Ridge": "Ridge regression", XSS: XSS + " (shown)"}
+    body = dash_compare.table(res, models, names).children[1]
+    return [[_text(td) for td in tr.children] for tr in body.children]
+
+
+def _site_table(page) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        "#compare-table tbody tr",
+        "trs => trs.map(tr => Array.from(tr.children).map(c => c.textContent))",
+    )
+
+
 def test_compare_radar_and_table_are_pythons_and_follow_an_edit(site):
     seen = _explore(site, "?v=compare")
     page = seen.page
     first = _radar_equals_python(page, site)
     heads = page.eval_on_selector_all("#compare-table thead th", "ths => ths.map(t => t.title)")
     assert heads[1:] == first
+    assert _site_table(page) == _dashboard_table(site, first)
     _commit(page, "Classification.weight", "0.1", 2, COMPARED)
     again = _radar_equals_python(page, site, {"Classification": {"weight": 0.1}})
     assert again != first  # the edit changed the three best
+    # the table, text for text, is the one the dashboard draws for these settings
+    assert _site_table(page) == _dashboard_table(site, again, {"Classification": {"weight": 0.1}})
     # picked models: the table's differences to the first, worked out by hand. Regression:
     # Ridge (70 - 45) / 30 and 0.5 / 0.6; RandomForest 22 / 30 and 0.45 / 0.6: -0.0917
     page.goto(site["url"] + "?v=compare&models=Ridge,RandomForest")

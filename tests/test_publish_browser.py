@@ -449,7 +449,22 @@ def test_converted_ml_peg_ranks_equal_python(site, anchors, tmp_path):
         new = json.dumps(float(m.good) + 0.5 * (float(m.bad) - float(m.good)))
         _edit(other.page, f"{path}/{m.name}.good", new)
         _same(_rows(other.page), _python(s, {f"{path}/{m.name}": {"good": json.loads(new)}}))
+        # Explore and Compare at ML-PEG scale: the first category's scores against the overall,
+        # the three best models' category scores, as Python scores them
+        explore = _explore(s, "?v=explore&x=" + cfg.categories[0].name.replace("/", "%2F"))
+        _scatter_equals_python(explore.page, s, 0)
+        compare = _explore(s, "?v=compare")
+        models, cats = _python_defaults(s)
+        traces = _points(compare.page, "compare-plot")
+        assert len(traces) == len(models) == 3
+        for t, want in zip(traces, cats, strict=True):
+            assert t["r"] == pytest.approx([*want, want[0]], rel=1e-12, abs=1e-15)
+        heads = compare.page.eval_on_selector_all(
+            "#compare-table thead th", "ths => ths.map(t => t.title)"
+        )
+        assert heads[1:] == models
         assert not seen.problems and not other.problems
+        assert not explore.problems and not compare.problems
 
 
 def test_the_board_inside_index_html_scores_the_same(site, tmp_path):

@@ -899,7 +899,9 @@ def test_explore_and_compare_no_serious_accessibility_violation(site, theme):
         ctx.close()
 
 
-@pytest.mark.parametrize("query", ["?v=explore&x=raw:Regression/Diabetes/MAE", "?v=compare"])
+@pytest.mark.parametrize(
+    "query", ["?v=explore&x=raw:Regression/Diabetes/MAE&c=paper", "?v=compare"]
+)
 def test_explore_and_compare_readable_at_390_px(site, query, tmp_path):
     seen = _explore(site, query, viewport={"width": 390, "height": 800})
     page = seen.page

@@ -219,12 +219,17 @@
     };
   }
 
-  // on a phone the title's second part goes on a line of its own (Plotly does not wrap it)
+  // on a phone the title's second part goes on a line of its own (Plotly does not wrap it) and
+  // the legend under the plot (beside it, it leaves the points a sliver)
   function narrow(fig, width) {
     if (!width || width >= NARROW) return fig;
     var t = fig.layout.title;
     t.text = t.text.replace(" \u00b7 ", "<br>");
     fig.layout.margin = Object.assign({}, fig.layout.margin, { t: 64 });
+    fig.layout.legend = Object.assign({}, fig.layout.legend, { orientation: "h", x: 0,
+                                                               xanchor: "left", y: -0.2,
+                                                               yanchor: "top" });
+    if (fig.layout.showlegend) fig.layout.height = fig.layout.height + 80;
     return fig;
   }
 

@@ -870,6 +870,12 @@ def test_explore_and_compare_links_round_trip_with_the_dashboard(site):
         )[1:]
     )
     assert {k: v for k, v in q.items() if k != "s"} == {k: v for k, v in want.items() if k != "s"}
+    # the redrawn view gives the focus back to the box that changed; back is the former choice
+    assert page.evaluate("() => document.activeElement.id") == "ex-y"
+    page.go_back()
+    page.wait_for_function(EXPLORED.format(3), timeout=TIMEOUT)
+    assert page.input_value("#ex-y") == sel["y"]
+    assert parse_qs(urlsplit(page.url).query)["y"] == [sel["y"]]
     # an unknown quantity falls back to the first choices (as the dashboard does)
     odd = _explore(site, "?v=explore&x=nope&y=raw:Classification")
     assert odd.page.input_value("#ex-x") == "Classification"

@@ -315,6 +315,45 @@ def test_a_reset_redraws_the_scatter(env):
     figure(page, "explore-graph", lambda f: abs(points(f)["Ridge"][1] - want) < 1e-9)
 
 
+def test_a_model_filter_redraws_the_scatter_of_the_shown_models(env):
+    """The model filter's rows come from the server; the scatter of the shown models is drawn
+    in the browser (the server sends no figure for it): Python's scatter of those models."""
+    from ml_peg_like.dashboard.components import explore as view
+
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    sel = {"x": "raw:Classification/Iris/Accuracy", "y": "overall"}
+    page.goto(f"{env['url']}/?v=explore&x={sel['x']}&y={sel['y']}")
+    figure(page, "explore-graph", lambda f: "Ridge" in points(f))
+    bodies: list[str] = []
+
+    def grab(r):
+        if "_dash-update-component" in r.url:
+            bodies.append(r.text())
+
+    shown = ["Ridge", "Model/β", "Dummy"]
+    s = score(raw, cfg)
+    xq = view.ex.parse_quantity(cfg, sel["x"], raw.attributes)
+    yq = view.ex.parse_quantity(cfg, sel["y"], raw.attributes)
+    want = view.scatter_figure(s, xq, yq, shown, _names())["data"][0]
+    page.on("response", grab)
+    try:
+        page.evaluate(
+            "([id, v]) => window.dash_clientside.set_props(id, {value: v})",
+            [ids.MODEL_FILTER, shown],
+        )
+        f = figure(page, "explore-graph", lambda f: sorted(points(f)) == sorted(shown))
+    finally:
+        page.remove_listener("response", grab)
+    xy = zip(want["x"], want["y"], strict=True)
+    assert points(f) == dict(zip(want["customdata"], xy, strict=True))
+    sent = [json.loads(b)["response"].get(ids.PLOT_FIGS, {}).get(ids.HELD) for b in bodies]
+    assert bodies and not any(isinstance(d, dict) and "explore" in d for d in sent)
+    page.evaluate(
+        "([id, v]) => window.dash_clientside.set_props(id, {value: v})", [ids.MODEL_FILTER, None]
+    )
+    figure(page, "explore-graph", lambda f: len(points(f)) == 5)
+
+
 def test_an_edit_redraws_the_radar_in_the_browser_with_no_server_answer(env):
     """The Compare radar of the three best ranked models (none picked): a weight of 0 for
     Classification changes who they are; with the server's answer held, the radar shows the

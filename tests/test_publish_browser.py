@@ -705,6 +705,12 @@ def test_explore_scatter_is_the_python_engines_scores_and_follows_an_edit(site):
     page.click("nav#views a:text-is('Explore')")
     page.wait_for_function(EXPLORED.format(3), timeout=TIMEOUT)
     _scatter_equals_python(page, site, 0, {"Regression": {"weight": 3.0}})
+    # the model filter: the points of the shown models only
+    page.fill("#model-filter", "forest")
+    page.wait_for_function(EXPLORED.format(4), timeout=TIMEOUT)
+    (points,) = [t for t in _points(page) if t["mode"] == "markers"]
+    assert points["keys"] == ["RandomForest"]
+    assert page.locator("#explore-plot .gtitle").text_content().startswith("1 of 1 models")
     assert not seen.problems and not seen.dialogs
 
 

@@ -25,8 +25,8 @@ import ml_peg_like as mpl
 from ml_peg_like import explore as ex
 from ml_peg_like.cli import main
 from ml_peg_like.dashboard import state
-from ml_peg_like.dashboard.components import compare as dash_compare
-from ml_peg_like.dashboard.components import explore as dash_explore
+from ml_peg_like.dashboard.components.explore import compare as dash_compare
+from ml_peg_like.dashboard.components.explore import view as dash_explore
 from ml_peg_like.publish import publish
 
 pytestmark = pytest.mark.browser

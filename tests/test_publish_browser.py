@@ -794,7 +794,7 @@ def _text(part) -> str:
 
 
 def _dashboard_table(site, models: list[str], changes=None) -> list[list[str]]:
-    """The dashboard's Compare table (components/compare.py table) as text, row by row."""
+    """The dashboard's Compare table (components/explore/compare.py table) as text, row by row."""
     res = mpl.score(site["raw"], site["cfg"].apply_changes(changes or {}))
     names = {"Ridge": "Ridge regression", XSS: XSS + " (shown)"}
     body = dash_compare.table(res, models, names).children[1]

@@ -1,5 +1,5 @@
 /* The published page's Compare view (?v=compare&models=a,b,c, the dashboard's key and rules:
- * components/compare.py): up to six models side by side, the radar of their category scores
+ * components/explore/compare.py): up to six models side by side, the radar of their category scores
  * (bars beyond eight categories; explorefig.js, the twin of compare.py radar_figure) and a
  * table of every score with the difference to the first model and the raw values with units.
  * Without picked models: the three best ranked shown models (compare.default_models). Both come

@@ -1,5 +1,5 @@
 /* The published page's Explore view (?v=explore&x=X&y=Y&c=ATTR&axes=auto|linear|log, the
- * dashboard's keys and rules: components/explore.py): a scatter of two quantities, one point per
+ * dashboard's keys and rules: components/explore/view.py): a scatter of two quantities, one point per
  * shown model, coloured by a models.csv column, with the Pareto front when both quantities have
  * a direction. The figure is explorefig.js's (the twin of explore.py scatter_figure); its values
  * come from the live result, so every edit redraws it. Names reach the hover as escaped text.

@@ -39,6 +39,9 @@
     root.setAttribute("data-ag-theme-mode", t);
     if (document.body) document.body.setAttribute("data-ag-theme-mode", t);
     root.style.colorScheme = t;
+    // the plots drawn in the browser take the theme's colours when drawn (livecurve.js): draw
+    // them again in the new one
+    if (window.mplLive && typeof window.mplLive.redraw === "function") window.mplLive.redraw();
     // the grid colours its score cells for the theme (scoreStyle): draw them again
     // (dash-ag-grid's getApi, AG Grid's refreshCells)
     var dag = window.dash_ag_grid;

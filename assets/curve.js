@@ -914,6 +914,8 @@
     },
     benchFigure: benchFigure,
     emptyFigure: emptyFigure,
+    // the other plots' colours (explorefig.js draws with them too): written here once
+    plotStyle: { themes: THEMES, palette: PALETTE, front: FRONT },
     fmtRaw: fmtRaw,
     fmtScore: fmtScore,
     pyRound: pyRound,

@@ -25,13 +25,11 @@
   "use strict";
 
   var FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
-  var THEMES = {
-    light: { fg: "#1f2328", bg: "#ffffff", grid: "#eaeef2", line: "#d0d7de", muted: "#59636e" },
-    dark: { fg: "#e6edf3", bg: "#0d1117", grid: "#21262d", line: "#30363d", muted: "#9198a1" }
-  };
-  var PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
-                 "#999999"];
-  var FRONT = "#d62728";
+  // the plots' colours (components/explore/plots.py THEMES, PALETTE, FRONT): curve.js holds
+  // them for every plot drawn in the browser
+  function style() {
+    return curve().plotStyle;
+  }
   var GL_POINTS = 300;
   var WIDE = 1e3;
   var MAX_COLOURS = 8;
@@ -50,7 +48,8 @@
   }
 
   function theme(name) {
-    return own.call(THEMES, name) ? THEMES[name] : THEMES.light;
+    var themes = style().themes;
+    return own.call(themes, name) ? themes[name] : themes.light;
   }
 
   function assign(out, kw) {
@@ -228,13 +227,13 @@
     });
     keys.sort(lowerCmp);
     return keys.map(function (label, g) {
-      return points(groups[label], esc(label), { color: PALETTE[g % PALETTE.length] });
+      return points(groups[label], esc(label), { color: style().palette[g % style().palette.length] });
     });
   }
 
   function frontTrace(x, y) {
     return { type: "scatter", mode: "lines", x: x, y: y, name: "Pareto front",
-             line: { color: FRONT, width: 2 }, hoverinfo: "skip" };
+             line: { color: style().front, width: 2 }, hoverinfo: "skip" };
   }
 
   function valueAt(q, i) {
@@ -287,7 +286,7 @@
       });
       return colourTraces(points, c.kind, cs, c.name);
     }
-    return [points(p.keep.map(function (_, n) { return n; }), "models", { color: PALETTE[0] })];
+    return [points(p.keep.map(function (_, n) { return n; }), "models", { color: style().palette[0] })];
   }
 
   function scatter(input) {
@@ -363,7 +362,7 @@
     if (!bars) cats = cats.map(function (c) { return wrapLabel(c); });
     var traces = input.models.map(function (m, i) {
       var vals = input.scores[i].map(function (v) { return isNum(v) ? v : null; });
-      var colour = PALETTE[i % PALETTE.length];
+      var colour = style().palette[i % style().palette.length];
       var name = esc(nameOf(input.names, m));
       if (bars) {
         return { type: "bar", orientation: "h", y: cats, x: vals, name: name,

@@ -14,7 +14,7 @@ from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from .... import explore as ex
 from ... import ids
-from ...tables import fmt_raw, fmt_score
+from ...tables import GRID_THEME, fmt_raw, fmt_score
 from . import plots
 
 MAX_MODELS = ids.COMPARE_MAX
@@ -330,8 +330,6 @@ def model_column(key: str, name: str, i: int, i0: int) -> dict:
 def grid(scores, models: list[str], names: dict[str, str]):
     """The Compare table as a dash-ag-grid grid (rows: ``grid_rows``; columns: the name, then a
     :func:`model_column` per model of ``models`` on the board). Its text is :func:`table`'s."""
-    from ..board.grid import GRID_THEME  # (board.grid imports this module)
-
     pos = {m: i for i, m in enumerate(scores.models)}
     keep = [m for m in models if m in pos]
     i0 = pos[keep[0]] if keep else 0

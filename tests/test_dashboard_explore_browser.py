@@ -513,6 +513,29 @@ def test_an_edit_redraws_the_compare_table_in_the_browser_with_no_server_answer(
     assert seen[0] != seen[1] != seen[2]
 
 
+def test_a_new_pick_of_models_redraws_the_compare_table_in_the_browser(env):
+    """A new pick (the picker's value) gives the grid new columns with the server's answer held:
+    the headers and every cell are compare.table's for the new models, differences to the new
+    first model."""
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    names = {m: n for m, n in _names().items() if n != m}
+    page.goto(f"{env['url']}/?v=compare&models=Ridge,RandomForest")
+    page.wait_for_selector("#compare-table .ag-row .cmp-raw")
+    picked = ["Dummy", "kNN", "Ridge"]
+    want = python_table(score(raw, cfg), picked, names)
+    assert want["heads"] == ["", "Dummy", "k nearest", "Ridge regression"]
+    with Held(page):
+        page.evaluate(
+            "([id, v]) => window.dash_clientside.set_props(id, {value: v})",
+            [ids.COMPARE_MODELS, picked],
+        )
+        assert grid_text(page, want) == want
+    # by hand (MAE: good 40, bad 70): Dummy 66 -> 0.133, kNN has none (no score, no raw value,
+    # no difference), Ridge 45 -> 0.833, +0.700 from Dummy
+    mae = next(r for r in want["rows"] if r[0] == "MAE")
+    assert mae == ["MAE", "0.133 66 mg/dL", "\u2014 \u2014", "0.833 (+0.700) 45 mg/dL"]
+
+
 def test_benchmark_figure_sorted_and_follows_thresholds(env):
     page, cfg, raw = env["page"], env["cfg"], env["raw"]
     page.goto(f"{env['url']}/?v=Regression/Diabetes")

@@ -7,7 +7,14 @@
  *   got new rows (the model filter); the "Compare (n)" button's label.
  * mplCompare.open: the button opens the Compare view (a navigation request, like the sidebar).
  * No request to the server: ticking is a view change (the server callback answers only when the
- * Compare view is open). Names come from window.mplNames (ml_peg_like/dashboard/ids.py). */
+ * Compare view is open). Names come from window.mplNames (ml_peg_like/dashboard/ids.py).
+ *
+ * The Compare table's cells (compare.py grid: a row per node of the tree, a column per compared
+ * model): mplCmpValue, the valueGetter, reads the row's score of the column's model from the live
+ * result (assets/live.js); MplCmpCell, the cell renderer (dash-ag-grid's documented
+ * dashAgGridComponentFunctions), writes it as compare.py table does: the score, the difference
+ * to the first model (coloured) and a metric's raw value with its unit. An edit redraws them
+ * (liveexplore.js: AG Grid's refreshCells). */
 (function () {
   "use strict";
   var dc = (window.dash_clientside = window.dash_clientside || {});
@@ -127,5 +134,56 @@
       w[N().wantTime] = Date.now();
       return w;
     },
+  };
+
+  // ---------------------------------------------------------------- the Compare table's cells
+  var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
+  var comps = (window.dashAgGridComponentFunctions = window.dashAgGridComponentFunctions || {});
+  var SCORE_DIGITS = 3; // compare.py table: fmt_score's default digits, at scale 1
+  var SAME = 5e-4; // a difference within this is drawn neither up nor down
+
+  function isNum(v) {
+    return typeof v === "number" && isFinite(v);
+  }
+
+  // the score of the row (its kind and index in the live result) of model i
+  function cmpValue(i, data, kind) {
+    var live = window.mplLive;
+    if (!live || !data || typeof i !== "number") return null;
+    return live.value(i, kind || data.k, data.j);
+  }
+
+  dagfuncs.mplCmpValue = function (params) {
+    var p = (params.colDef && params.colDef.cellRendererParams) || {};
+    return cmpValue(p.i, params.data);
+  };
+
+  // compare.py _diff: " (+0.100)", its class by its sign; "" when a score is missing
+  function diffPart(h, v, v0) {
+    if (!isNum(v) || !isNum(v0)) return null;
+    var F = window.dashAgGridFunctions;
+    var d = v - v0;
+    var text = F.fmtScore(d, 1, SCORE_DIGITS);
+    if (text.charAt(0) !== "-" && Number(text) !== 0) text = "+" + text;
+    var cls = d > SAME ? "cmp-diff up" : d < -SAME ? "cmp-diff down" : "cmp-diff";
+    return h("span", { className: cls }, " (" + text + ")");
+  }
+
+  // a metric's raw value and unit (compare.py table: "cmp-raw")
+  function rawPart(h, props) {
+    var d = props.data;
+    if (!d || d.k !== "s") return null;
+    var F = window.dashAgGridFunctions;
+    var raw = cmpValue(props.i, d, "r");
+    var unit = d.unit && isNum(raw) ? " " + d.unit : "";
+    return h("div", { className: "cmp-raw" }, F.fmtRaw(raw) + unit);
+  }
+
+  comps.MplCmpCell = function (props) {
+    var h = window.React.createElement;
+    var F = window.dashAgGridFunctions;
+    var v = props.value;
+    var diff = props.i === props.i0 ? null : diffPart(h, v, cmpValue(props.i0, props.data));
+    return h("span", null, F.fmtScore(v, 1, SCORE_DIGITS), diff, rawPart(h, props));
   };
 })();

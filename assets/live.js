@@ -400,7 +400,7 @@
     },
   };
 
-  // the parts that need Python (intervals, Explore, the tau line, the policy bar) are being
+  // the parts that need Python (intervals, the tau line, the policy bar) are being
   // brought up to date: marked on the page (dimmed by the style sheet) and for assistive tools
   live.pending = function (on) {
     var root = document.documentElement;

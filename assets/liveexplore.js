@@ -1,14 +1,20 @@
-/* The Explore scatter and the Compare radar redrawn in the browser (no server request) after
- * every new live result (an edit, a reset, a preset, a link's changes, the server's scores of
- * a board it scores) and every change of the shown models or of the compared models: the live
- * result's values go through mplExploreFig (explorefig.js, the twin of components/explore/view.py
- * scatter_figure and compare.py radar_figure) into the graph's `figure` prop
- * (dash_clientside.set_props, Dash's documented way for a script to set a prop).
+/* The Explore scatter, the Compare radar and table and a benchmark view's figure redrawn in the
+ * browser (no server request) after every new live result (an edit, a reset, a preset, a link's
+ * changes, the server's scores of a board it scores) and every change of the shown models or of
+ * the compared models: the live result's values go through mplExploreFig (explorefig.js, the twin
+ * of components/explore/view.py scatter_figure and compare.py radar_figure) or
+ * mplCurve.benchFigure (curve.js, the twin of compare.py bench_figure) into the graph's `figure`
+ * prop (dash_clientside.set_props, Dash's documented way for a script to set a prop).
  *
- * The server draws each plot when its graph is made or its selection changes, and sends the
- * scatter's selection with it (explore.scatter_spec: the quantities, the attributes' values):
- * the browser then draws the same figure from the live result. The Compare table still comes
- * from the server (it is made of Dash components). Names come from Python: window.mplNames. */
+ * The Compare table is a dash-ag-grid grid whose cells read the live result (compare.js
+ * mplCmpValue, MplCmpCell): a new result is AG Grid's refreshCells (dash-ag-grid's getApi); new
+ * compared models are new columns (its columnDefs prop, set_props; modelColumn is the twin of
+ * compare.py model_column).
+ *
+ * The server draws each plot and the table when its graph is made or (the scatter) its selection
+ * changes, and sends the scatter's selection with it (explore.scatter_spec: the quantities, the
+ * attributes' values): the browser then draws the same from the live result. Names come from
+ * Python: window.mplNames. */
 (function () {
   "use strict";
   var dc = (window.dash_clientside = window.dash_clientside || {});
@@ -127,10 +133,90 @@
     dc.set_props(N().comparePlot, { figure: window.mplExploreFig.radar(input) });
   }
 
+  // ---- the Compare table (compare.py grid)
+  var COL_PREFIX = "m:"; // compare.py CMP_COL_PREFIX
+  // compare.py CMP_NAME_COLUMN
+  var NAME_COLUMN = { colId: "node", headerName: "", field: "name", pinned: "left",
+                      tooltipField: "tip", cellClass: "cmp-name", width: 190, minWidth: 120 };
+
+  // compare.py model_column
+  function modelColumn(key, name, i, i0) {
+    return {
+      colId: COL_PREFIX + key, headerName: name, headerTooltip: key,
+      valueGetter: { "function": "mplCmpValue(params)" }, cellRenderer: "MplCmpCell",
+      cellRendererParams: { i: i, i0: i0 }, cellClass: "num", flex: 1, minWidth: 130,
+    };
+  }
+
+  function tableApi() {
+    var dag = window.dash_ag_grid;
+    try {
+      return dag && dag.getApi ? dag.getApi(N().compareTable) : null;
+    } catch (err) {
+      return null; // not drawn: it reads the live result when it is
+    }
+  }
+
+  function sameList(a, b) {
+    return a.length === b.length && a.every(function (v, k) { return v === b[k]; });
+  }
+
+  function drawTable(live) {
+    var api = document.getElementById(N().compareTable) ? tableApi() : null;
+    var models = api ? comparedModels(live) : [];
+    if (!models.length) return;
+    var now = (api.getColumnDefs() || []).slice(1).map(function (c) { return c.colId; });
+    var want = models.map(function (m) { return COL_PREFIX + m; });
+    if (sameList(now, want)) {
+      api.refreshCells({ force: true }); // a cell's difference follows the first model's score
+      return;
+    }
+    var pos = {};
+    live.bundle.models.forEach(function (m, i) { pos[m] = i; });
+    var cols = models.map(function (m) {
+      return modelColumn(m, live.names[m] || m, pos[m], pos[models[0]]);
+    });
+    dc.set_props(N().compareTable, { columnDefs: [NAME_COLUMN].concat(cols) });
+  }
+
+  // ---- a benchmark view's figure (compare.py bench_figure)
+  function benchOf(bundle, path) {
+    var found = null;
+    (bundle.categories || []).forEach(function (c) {
+      c.benchmarks.forEach(function (b) { if (b.path === path) found = b; });
+    });
+    return found;
+  }
+
+  function drawBench(live) {
+    var g = groupIndex(live.bundle)[st.page];
+    if (!g || g[0] !== "bench" || !window.mplCurve || !graphShown(N().benchFig)) return;
+    var node = benchOf(live.bundle, st.page);
+    var n = live.n;
+    var idx = shownIndices(live);
+    var models = live.bundle.models;
+    var input = {
+      bench: node.name,
+      metrics: node.metrics.map(function (m) { return m.name; }),
+      models: models,
+      shown: idx ? idx.map(function (i) { return models[i]; }) : models.slice(),
+      names: live.names,
+      metricScores: node.metrics.map(function (m) {
+        return column(live.res.metric, live.columnOf(m.path), n);
+      }),
+      benchScores: column(live.res.bench, g[1], n),
+      theme: "light", // as the server draws it: the page's style sheet darkens the plots
+    };
+    dc.set_props(N().benchPlot, { figure: window.mplCurve.benchFigure(input) });
+  }
+
   function redraw(live) {
     if (!window.mplExploreFig || !live.res) return;
     if (st.page === N().pageExplore) drawScatter(live);
-    else if (st.page === N().pageCompare) drawRadar(live);
+    else if (st.page === N().pageCompare) {
+      drawRadar(live);
+      drawTable(live);
+    } else if (st.page) drawBench(live);
   }
 
   function graphShown(id) {
@@ -152,9 +238,7 @@
       var moved = JSON.stringify(next) !== JSON.stringify(st.picked);
       st.picked = next;
       var live = window.mplLive;
-      if (moved && st.page === N().pageCompare && graphShown(N().compareGraph) && live.boot()) {
-        redraw(live);
-      }
+      if (moved && st.page === N().pageCompare && live.boot()) redraw(live);
     },
   };
 })();

@@ -1,11 +1,9 @@
 /* The Explore, Compare and benchmark plots (ml_peg_like/dashboard/components/explore/plots.py).
  * mplPlots.draw: an edit sends only the figures of the plots that exist, in the plot-figs store
  * ({plot name: figure}); each graph gets its figure after the browser has painted the updated
- * table (dcc.Graph then calls Plotly.react; the same uirevision keeps the zoom). An edit may
- * instead patch a figure in the store (a Dash Patch of the parts that changed, figpatch.py): the
- * store's new value still arrives here whole and its patched figure is a new object.
- * The Explore scatter and the Compare radar follow an edit in the browser instead
- * (liveexplore.js): the server sends their figure only when their graph is made or their
+ * table (dcc.Graph then calls Plotly.react; the same uirevision keeps the zoom).
+ * The Explore scatter, the Compare radar and the benchmark figure follow an edit in the browser
+ * (liveexplore.js): the server sends a figure only when its graph is made or (the scatter) its
  * selection changes.
  * A plot's PNG / SVG buttons: Plotly's own export of the graph above them (a PNG at twice the
  * size on screen, an SVG as drawn; both in the figure's light colours).

@@ -5,7 +5,7 @@
  * the plots' CSS) and data-ag-theme-mode on the root element and body: AG Grid's documented
  * theme modes ("Theming: Colours & Dark Mode", Theme Modes:
  * https://www.ag-grid.com/javascript-data-grid/theming-colors/#theme-modes), which switch the
- * grid's theme (components/board/grid.py GRID_THEME: withParams(..., 'light' / 'dark')).
+ * grids' theme (dashboard/tables.py GRID_THEME: withParams(..., 'light' / 'dark')).
  * Ids come from Python: window.mplNames (ml_peg_like/dashboard/ids.py). */
 (function () {
   "use strict";

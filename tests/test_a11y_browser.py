@@ -66,7 +66,7 @@ def _wait_view(page, name: str) -> None:
     elif name == "explore":
         page.wait_for_selector("#explore-wrap .js-plotly-plot .scatterlayer", timeout=15_000)
     elif name == "compare":
-        page.wait_for_selector("#compare-table tbody tr", timeout=15_000)
+        page.wait_for_selector("#compare-table .ag-row .cmp-raw", timeout=15_000)
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs
 
 import pytest
 from browser_utils import require_browser, served_dashboard
+from test_dashboard_explore_browser import GRID_TEXT
 
 from ml_peg_like import load_dataset, score
 from ml_peg_like.dashboard import create_app, ids
@@ -63,16 +64,12 @@ def test_ticks_open_compare_with_the_engines_differences(env):
     assert 200 not in answered and "models=" not in page.evaluate("location.search")
     assert sorted(page.evaluate(TICKED)) == sorted([a, b])
     page.locator(f"#{ids.COMPARE_OPEN}").click()
-    page.wait_for_selector(f"#{ids.COMPARE_TABLE}")
+    page.wait_for_selector(f"#{ids.COMPARE_TABLE} .ag-row .cmp-raw")
     q = parse_qs(page.evaluate("location.search")[1:])
     assert q["v"] == ["compare"] and q["models"] == [f"{a},{b}"]  # in the order ticked
-    heads = page.locator(f"#{ids.COMPARE_TABLE} thead th").all_inner_texts()
-    assert heads[1:] == [a, b]  # the demo's display names are its keys
-    rows = page.evaluate(
-        """(id) => [...document.querySelectorAll('#' + id + ' tbody tr')].map(
-             r => [...r.querySelectorAll('td')].map(td => td.innerText.replace(/\\s+/g, ' ').trim()))""",
-        ids.COMPARE_TABLE,
-    )
+    shown = page.evaluate(GRID_TEXT, ids.COMPARE_TABLE)
+    assert shown["heads"][1:] == [a, b]  # the demo's display names are its keys
+    rows = shown["rows"]
     s = score(raw, cfg)
     ov = s.overall["score"]
     d = ov[b] - ov[a]

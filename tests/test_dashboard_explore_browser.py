@@ -76,6 +76,60 @@ def front(f):
     return list(zip(t[0]["x"], t[0]["y"], strict=False)) if t else None
 
 
+#: the Compare grid's headers and rows as shown: each row's cells in column order (the pinned name
+#: column and the others are in separate containers), texts with their white space collapsed
+GRID_TEXT = """(id) => { const root = document.getElementById(id);
+  if (!root || !root.querySelector('.ag-row')) return null;
+  const norm = (t) => t.replace(/\\s+/g, ' ').trim();
+  const byCol = (a, b) => a[0] - b[0];
+  const col = (el) => +el.getAttribute('aria-colindex');
+  const heads = [...root.querySelectorAll('.ag-header-cell')].map(h => [col(h), norm(h.innerText)]);
+  const rows = {};
+  root.querySelectorAll('.ag-row').forEach(r => {
+    const k = +r.getAttribute('row-index');
+    const cells = [...r.querySelectorAll('.ag-cell')].map(c => [col(c), norm(c.innerText)]);
+    rows[k] = (rows[k] || []).concat(cells);
+  });
+  return {heads: heads.sort(byCol).map(c => c[1]),
+          rows: Object.keys(rows).sort((a, b) => a - b).map(k => rows[k].sort(byCol).map(c => c[1]))};
+}"""
+
+
+def _text(node) -> str:
+    """The text of a Dash html component as the browser shows it (a block on its own line)."""
+    if node is None:
+        return ""
+    if isinstance(node, str | int | float):
+        return str(node)
+    kids = getattr(node, "children", None)
+    kids = kids if isinstance(kids, list) else [kids]
+    text = "".join(_text(k) for k in kids)
+    return f" {text} " if type(node).__name__ == "Div" else text
+
+
+def python_table(s, models, names) -> dict:
+    """compare.table's headers and rows (the reference) as GRID_TEXT reads the grid."""
+    t = compare.table(s, models, names)
+    head, body = t.children
+    norm = lambda x: " ".join(_text(x).split())  # noqa: E731
+    return {
+        "heads": [norm(th) for th in head.children.children],
+        "rows": [[norm(td) for td in tr.children] for tr in body.children],
+    }
+
+
+def grid_text(page, want, timeout: float = 10.0):
+    """The Compare grid's text once it equals ``want`` (else the last read, for the message)."""
+    deadline = time.time() + timeout
+    got = None
+    while time.time() < deadline:
+        got = page.evaluate(GRID_TEXT, ids.COMPARE_TABLE)
+        if got == want:
+            break
+        page.wait_for_timeout(100)
+    return got
+
+
 def test_scatter_points_axes_and_pareto_front(env):
     page = env["page"]
     page.goto(f"{env['url']}/?v=explore&x={ACC}&y={MAE}".replace("<", "%3C"))
@@ -361,7 +415,7 @@ def test_an_edit_redraws_the_radar_in_the_browser_with_no_server_answer(env):
     server's answer."""
     page, cfg, raw = env["page"], env["cfg"], env["raw"]
     page.goto(f"{env['url']}/?v=compare")
-    page.wait_for_selector("#compare-table")
+    page.wait_for_selector("#compare-table .ag-row")
     change = {"Classification": {"weight": 0}}
     s = score(raw, cfg.apply_changes(change))
     names = {m: n for m, n in _names().items() if n != m}
@@ -382,11 +436,10 @@ def test_an_edit_redraws_the_radar_in_the_browser_with_no_server_answer(env):
             ),
         )
         assert f is not None
-    page.wait_for_function(
-        "(n) => document.querySelectorAll('#compare-table thead th').length === n", arg=4
-    )
-    heads = page.locator("#compare-table thead th").all_inner_texts()
-    assert heads[1:] == [names.get(m, m) for m in after]
+        # the table: new columns (the new three best) and their cells, as Python writes them
+        want_table = python_table(s, after, names)
+        assert want_table["heads"][1:] == [names.get(m, m) for m in after]
+        assert grid_text(page, want_table) == want_table
 
 
 def test_png_and_svg_downloads(env):
@@ -404,12 +457,9 @@ def test_png_and_svg_downloads(env):
 def test_compare_table_differences_and_radar(env):
     page, cfg, raw = env["page"], env["cfg"], env["raw"]
     page.goto(f"{env['url']}/?v=compare&models=Ridge,RandomForest")
-    page.wait_for_selector("#compare-table")
+    page.wait_for_selector("#compare-table .ag-row .cmp-raw")
     s = score(raw, cfg)
-    rows = page.evaluate(
-        """() => [...document.querySelectorAll('#compare-table tbody tr')].map(
-             r => [...r.querySelectorAll('td')].map(td => td.innerText.replace(/\\s+/g, ' ').trim()))"""
-    )
+    rows = page.evaluate(GRID_TEXT, ids.COMPARE_TABLE)["rows"]
     ov = s.overall["score"]
     d = ov["RandomForest"] - ov["Ridge"]
     sign = "+" if d > 0 else ""
@@ -423,8 +473,67 @@ def test_compare_table_differences_and_radar(env):
     assert mae == ["MAE", "0.833 45 mg/dL", "0.733 (-0.100) 48 mg/dL"]
     f = figure(page, "compare-graph")
     assert [t["type"] for t in f["data"]] == ["scatterpolar", "scatterpolar"]
-    heads = page.locator("#compare-table thead th").all_inner_texts()
+    heads = page.evaluate(GRID_TEXT, ids.COMPARE_TABLE)["heads"]
     assert heads[1:] == ["Ridge regression", "Random forest"]
+
+
+def test_an_edit_redraws_the_compare_table_in_the_browser_with_no_server_answer(env):
+    """Three picked models; with every server request held, weight edits redraw the grid's
+    cells: every cell's text equals compare.table's for the new settings (scores, differences to
+    the first model, raw values with units)."""
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    models = ["RandomForest", "Ridge", "Dummy"]
+    names = {m: n for m, n in _names().items() if n != m}
+    page.goto(f"{env['url']}/?v=compare&models={','.join(models)}")
+    page.wait_for_selector("#compare-table .ag-row .cmp-raw")
+    changes: dict = {}
+    seen = []
+    for path, field, value in (
+        ("Regression", "weight", 3),
+        ("Classification", "weight", 0.25),
+        ("Regression", "weight", 0),
+    ):
+        changes.setdefault(path, {})[field] = value
+        want = python_table(score(raw, cfg.apply_changes(changes)), models, names)
+        with Held(page):
+            box = page.locator(f"input[name='{path}.{field}']")
+            box.fill(str(value))
+            box.press("Enter")
+            assert grid_text(page, want) == want, (path, field)
+        seen.append(want)
+    # by hand (MAE: good 40, bad 70): RandomForest (70-48)/30 = 0.733, Ridge (70-45)/30 = 0.833,
+    # Dummy (70-66)/30 = 0.133; differences to RandomForest +0.1 and -0.6 (3 digits)
+    mae = next(r for r in seen[-1]["rows"] if r[0] == "MAE")
+    assert mae == [
+        "MAE",
+        "0.733 48 mg/dL",
+        "0.833 (+0.100) 45 mg/dL",
+        "0.133 (-0.600) 66 mg/dL",
+    ]
+    assert seen[0] != seen[1] != seen[2]
+
+
+def test_a_new_pick_of_models_redraws_the_compare_table_in_the_browser(env):
+    """A new pick (the picker's value) gives the grid new columns with the server's answer held:
+    the headers and every cell are compare.table's for the new models, differences to the new
+    first model."""
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    names = {m: n for m, n in _names().items() if n != m}
+    page.goto(f"{env['url']}/?v=compare&models=Ridge,RandomForest")
+    page.wait_for_selector("#compare-table .ag-row .cmp-raw")
+    picked = ["Dummy", "kNN", "Ridge"]
+    want = python_table(score(raw, cfg), picked, names)
+    assert want["heads"] == ["", "Dummy", "k nearest", "Ridge regression"]
+    with Held(page):
+        page.evaluate(
+            "([id, v]) => window.dash_clientside.set_props(id, {value: v})",
+            [ids.COMPARE_MODELS, picked],
+        )
+        assert grid_text(page, want) == want
+    # by hand (MAE: good 40, bad 70): Dummy 66 -> 0.133, kNN has none (no score, no raw value,
+    # no difference), Ridge 45 -> 0.833, +0.700 from Dummy
+    mae = next(r for r in want["rows"] if r[0] == "MAE")
+    assert mae == ["MAE", "0.133 66 mg/dL", "\u2014 \u2014", "0.833 (+0.700) 45 mg/dL"]
 
 
 def test_benchmark_figure_sorted_and_follows_thresholds(env):
@@ -456,43 +565,40 @@ def _names() -> dict[str, str]:
     return {r[0]: r[1] or r[0] for r in rows}
 
 
-def test_benchmark_figure_patched_by_edits_equals_the_figure_built_from_scratch(env):
-    """Later edits send only what changed of the benchmark figure (a Patch of the plot-figs
-    store, components/explore/plots.py); the graph then shows the figure the engine builds."""
+def test_an_edit_redraws_the_benchmark_figure_in_the_browser_with_no_server_answer(env):
+    """With every server request held, edits redraw the benchmark figure from the live result:
+    its traces (names, models in order, scores) are those compare.bench_figure builds from the
+    Python engine's scores; a model filter shows only its models."""
     page, cfg, raw = env["page"], env["cfg"], env["raw"]
-    bodies: list[str] = []
-
-    def grab(r):
-        if "_dash-update-component" in r.url:
-            try:
-                bodies.append(r.text())
-            except Exception:  # noqa: BLE001 - a response the page left
-                pass
-
+    names = _names()
     page.goto(f"{env['url']}/?v=Regression/Diabetes")
     figure(page, "bench-fig")
-    page.on("response", grab)
     changes: dict = {}
-    try:
-        for n, (field, value) in enumerate((("bad", 100), ("bad", 80), ("good", 30))):
-            changes.setdefault("Regression/Diabetes/MAE", {})[field] = value
+    for n, (field, value) in enumerate((("bad", 100), ("bad", 80), ("good", 30))):
+        changes.setdefault("Regression/Diabetes/MAE", {})[field] = value
+        s = score(raw, cfg.apply_changes(changes))
+        want = compare.bench_figure(s, "Regression/Diabetes", list(s.models), names)
+        shown = [[t["name"], t["x"], t["y"]] for t in want["data"]]
+        with Held(page):
             box = page.locator(f"input[name='Regression/Diabetes/MAE.{field}']")
             box.fill(str(value))
             box.press("Enter")
-            s = score(raw, cfg.apply_changes(changes))
-            want = compare.bench_figure(s, "Regression/Diabetes", list(s.models), _names())
-            shown = [(t["name"], t["x"], t["y"]) for t in want["data"]]
             f = figure(
                 page,
                 "bench-fig",
-                lambda f, shown=shown: [(t["name"], t["x"], t["y"]) for t in f["data"]] == shown,
+                lambda f, shown=shown: _close([[t["name"], t["x"], t["y"]] for t in f["data"]], shown),
             )
             assert f is not None, n
-    finally:
-        page.remove_listener("response", grab)
-    sent = [json.loads(b)["response"].get(ids.PLOT_FIGS, {}).get(ids.HELD) for b in bodies if b]
-    patches = [d for d in sent if isinstance(d, dict) and "__dash_patch_update" in d]
-    assert len(patches) >= 2, sent  # the first edit sends the whole figure, the others patch
+    # by hand: bad 80, good 30 -> Ridge MAE (80-45)/50 = 0.7
+    mae = next(t for t in f["data"] if t["name"] == "MAE")
+    assert _close(mae["y"][mae["x"].index("Ridge regression")], 0.7)
+    picked = ["Ridge", "Dummy"]
+    want = compare.bench_figure(s, "Regression/Diabetes", picked, names)
+    page.evaluate(
+        "([id, v]) => window.dash_clientside.set_props(id, {value: v})", [ids.MODEL_FILTER, picked]
+    )
+    f = figure(page, "bench-fig", lambda f: f["data"][-1]["x"] == want["data"][-1]["x"])
+    assert f["data"][-1]["x"] == ["Ridge regression", "Dummy"]
 
 
 def test_no_errors(env):

@@ -83,11 +83,30 @@ def test_the_server_draws_the_plots_only_when_their_graph_is_made_or_the_selecti
     assert out == {}  # an edit, a reset, a filter: the browser redraws it
     ev.fill(out, page=ids.PAGE_EXPLORE, view_changed=False, graphs=graphs, selection_changed=True,
             **kw)  # fmt: skip
-    assert set(out) == {"plot_figs", "plot_sig", "ex_spec"}
+    assert set(out) == {"plot_figs", "ex_spec"}
     assert out["plot_figs"][ev.plots.EXPLORE]["layout"]["uirevision"] == out["ex_spec"]["rev"]
     out = {}
     ev.fill(out, page=ids.PAGE_COMPARE, view_changed=False, graphs=graphs, **kw)
-    assert set(out) == {"cmp_table"}  # the radar follows in the browser, the table from here
+    assert out == {}  # the radar and the table follow in the browser
     out = {}
     ev.fill(out, page=ids.PAGE_COMPARE, view_changed=True, graphs=graphs, **kw)
     assert out["cmp_fig"] is not None and "cmp_table" in out
+
+
+def test_the_compare_grids_rows_are_the_compare_tables(app):
+    """One row per row of ``explore.compare_rows`` (the table's), in its order, with its name,
+    level and path; each reads the live result's kind and index of its scores: the small data
+    set has 3 categories, 4 benchmarks and 7 metrics (browser_utils)."""
+    cache = app.score_cache
+    _cfg, s = cache.scores_for({})
+    rows = ev.compare.grid_rows(cache.defaults)
+    ref = ev.ex.compare_rows(s, list(s.models))
+    assert [(r["name"], r["level"]) for r in rows] == [(r["name"], r["level"]) for r in ref]
+    assert [r["tip"] for r in rows] == [r["path"] or "Overall" for r in ref]
+    kinds = [r["k"] for r in rows]
+    assert kinds.count("o") == 1 and kinds.count("c") == 3
+    assert kinds.count("b") == 4 and kinds.count("s") == 7
+    assert [r["j"] for r in rows if r["k"] == "s"] == list(range(7))
+    assert [r["j"] for r in rows if r["k"] == "b"] == list(range(4))
+    mae = next(r for r in rows if r["tip"] == "Regression/Diabetes/MAE")
+    assert mae["unit"] == "mg/dL" and len({r["id"] for r in rows}) == len(rows)

@@ -57,6 +57,14 @@ def test_a_board_the_browser_cannot_score_is_scored_by_the_server(board):
         commit(page, "C/B/e", "bad", "2")
         wait_column(page, "o", {"p": fmt_score(0.5125), "q": fmt_score(0.7145)})
         assert column(page, "rank") == {"p": "2", "q": "1"}
+        # the benchmark figure, redrawn in the browser from the server's scores: e's bars
+        # 1 - 0.2/2 = 0.9 (p) and 1 - 0.6/2 = 0.7 (q), q first (the better benchmark score)
+        page.wait_for_function(
+            """() => { const g = document.querySelector('#bench-fig .js-plotly-plot');
+              const t = g && g.data ? g.data.find(t => t.name === 'e') : null;
+              return !!t && t.x.join() === 'q,p' && Math.abs(t.y[0] - 0.7) < 1e-9
+                && Math.abs(t.y[1] - 0.9) < 1e-9; }"""
+        )
         # a refused value: red at once, the scores stay
         commit(page, "C/B/e", "good", "abc")
         page.wait_for_selector(".box.invalid")

@@ -110,6 +110,7 @@ RESTORE_NO = "restore-no"
 PAGE_EXPLORE = "explore"  # their view names (``?v=explore``, ``?v=compare``)
 PAGE_COMPARE = "compare"
 PLOT_EXPLORE, PLOT_COMPARE = "explore", "compare"  # their plots' names (``plot_graph``)
+PLOT_BENCH = "benchmark"  # the benchmark figure's plot name (``plot_graph``)
 EXPLORE_WRAP = "explore-wrap"
 EXPLORE_X = "explore-x"
 EXPLORE_Y = "explore-y"
@@ -133,7 +134,6 @@ COMPARE_TABLE_HOLDER = "compare-table-holder"
 BENCH_FIG_HOLDER = "bench-fig-holder"
 BENCH_FIG = "bench-fig"
 PLOT_FIGS = "plot-figs"  # holder: {plot name: figure} of the plots that exist (components/explore/plots.py)
-PLOT_SIG = "plot-sig"  # holder: {plot name: signature} of what plot-figs holds (edits patch it)
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
 EXPORTS = ("csv", "xlsx", "latex", "yaml")
@@ -352,6 +352,9 @@ def js_names(
         "explorePlot": plot_graph(PLOT_EXPLORE),
         "comparePlot": plot_graph(PLOT_COMPARE),
         "compareGraph": COMPARE_GRAPH,
+        "compareTable": COMPARE_TABLE,
+        "benchPlot": plot_graph(PLOT_BENCH),
+        "benchFig": BENCH_FIG,
         "pageExplore": PAGE_EXPLORE,
         "navItemsAttr": ATTR_NAV_ITEMS,
         "navPathAttr": ATTR_NAV_PATH,

@@ -14,18 +14,8 @@ import orjson
 from dash import dcc, html
 
 from ... import a11y, ids
+from ...tables import GRID_THEME
 from ..explore import compare
-
-GRID_THEME = (
-    "themeQuartz.withParams({fontFamily: 'inherit', fontSize: 13, headerFontSize: 13,"
-    " headerFontWeight: 600, spacing: 5, wrapperBorderRadius: 6, borderColor: '#d0d7de',"
-    " headerBackgroundColor: '#f6f8fa', foregroundColor: '#1f2328', accentColor: '#0969da',"
-    " rowHoverColor: 'rgba(9,105,218,0.06)'}, 'light')"
-    # the dark mode (assets/theme.js sets data-ag-theme-mode on the page when it is dark)
-    ".withParams({backgroundColor: '#0d1117', foregroundColor: '#e6edf3',"
-    " borderColor: '#30363d', headerBackgroundColor: '#161b22', accentColor: '#4493f8',"
-    " rowHoverColor: 'rgba(68,147,248,0.10)', chromeBackgroundColor: '#161b22'}, 'dark')"
-)
 
 AUTO_HEIGHT_ROWS = 12  # up to this many models the table grows to show every row
 SHOW_OPTIONS = ("raw", "score")  # the toggle's values, the default first

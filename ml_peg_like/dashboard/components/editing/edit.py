@@ -173,7 +173,6 @@ STATES = dict(
     shown_msg=State(MSG, "children"),
     graph=State(ids.curve_graph(ALL), "id"),
     plot_graphs=explore_view.plots.EXISTING,
-    plot_sig=explore_view.plots.HELD,
     **curve.STATES,
 )
 
@@ -466,7 +465,6 @@ def _explore_part(a: Answer) -> dict[str, Any]:
         models=a.shown_models,
         view_changed=a.view_changed,
         graphs=explore_view.plots.existing(a.req.kw["plot_graphs"]),
-        held=a.req.kw["plot_sig"],
         selection_changed=explore_view.new_selection(),
     )
     return out

@@ -11,7 +11,8 @@ result the grid's cells read. This module declares the clientside callbacks that
   dominance marks the server computes: handed to the live result (``mplLiveSync``).
 
 The server hears of an edit through the changes store and answers what needs Python (stability
-intervals, dominance, Explore, the robustness tau line) when it is ready. Until then those parts
+intervals, dominance, the policy bar, the robustness tau line) when it is ready; the plots and
+the Compare table are redrawn in the browser (``assets/livecurve.js``, ``assets/liveexplore.js``). Until then those parts
 are marked as not yet updated (``ids.PENDING_CLASS`` on the page, dimmed by the style sheet, and
 ``aria-busy``): the page never shows old and new numbers side by side without saying so.
 """

@@ -8,12 +8,13 @@ from __future__ import annotations
 import math
 import re
 
+import dash_ag_grid as dag
 import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
 from .... import explore as ex
 from ... import ids
-from ...tables import fmt_raw, fmt_score
+from ...tables import GRID_THEME, fmt_raw, fmt_score
 from . import plots
 
 MAX_MODELS = ids.COMPARE_MAX
@@ -235,7 +236,8 @@ def _diff(v: float, v0: float) -> html.Span | str:
 
 
 def table(scores, models: list[str], names: dict[str, str]) -> html.Table:
-    """Rows: overall, categories, benchmarks, metrics; a column per model."""
+    """Rows: overall, categories, benchmarks, metrics; a column per model. The reference of the
+    Compare grid's text (:func:`grid`, whose cells are drawn in the browser)."""
     head = html.Tr([html.Th("")] + [html.Th(names.get(m, m), title=m) for m in models])
     body = []
     for r in ex.compare_rows(scores, models):
@@ -262,6 +264,98 @@ def table(scores, models: list[str], names: dict[str, str]) -> html.Table:
     )
 
 
+#: the Compare grid (``grid``): a row per node of the tree, a column per compared model whose
+#: cells read the live result (``assets/compare.js``: ``mplCmpValue``, ``MplCmpCell``); an edit
+#: redraws them in the browser (``assets/liveexplore.js``), no request
+CMP_GETTER = {"function": "mplCmpValue(params)"}
+CMP_CELL = "MplCmpCell"
+#: a model column's id: the model's key after this prefix (no clash with the name column's)
+CMP_COL_PREFIX = "m:"
+#: the name column (``assets/liveexplore.js`` writes the same when the compared models change)
+CMP_NAME_COLUMN = {
+    "colId": "node",
+    "headerName": "",
+    "field": "name",
+    "pinned": "left",
+    "tooltipField": "tip",
+    "cellClass": "cmp-name",
+    "width": 190,
+    "minWidth": 120,
+}
+#: the row heights: a metric's row has a second line (its raw value)
+CMP_ROW_HEIGHT = {"function": "params.data.k === 's' ? 46 : 30"}
+#: up to this many rows the grid is as tall as its rows; beyond, it scrolls (AG Grid draws the
+#: rows in view only)
+CMP_AUTO_ROWS = 80
+
+
+def grid_rows(cfg) -> list[dict]:
+    """The Compare grid's rows, those of ``explore.compare_rows`` (depth-first): ``{id, name,
+    tip (the path), level, k, j}``, ``k``/``j`` the live result's kind and index of the row's
+    scores (``assets/live.js`` ``value``); a metric's ``unit`` too."""
+    rows = [dict(name="Overall", tip="Overall", level=0, k="o", j=0)]
+    k = j = 0
+    for i, c in enumerate(cfg.categories):
+        rows.append(dict(name=c.name, tip=c.name, level=1, k="c", j=i))
+        for b in c.benchmarks:
+            bp = f"{c.name}/{b.name}"
+            rows.append(dict(name=b.name, tip=bp, level=2, k="b", j=k))
+            k += 1
+            for m in b.metrics:
+                rows.append(
+                    dict(name=m.name, tip=f"{bp}/{m.name}", level=3, k="s", j=j, unit=m.unit or "")
+                )
+                j += 1
+    for n, r in enumerate(rows):
+        r["id"] = str(n)
+    return rows
+
+
+def model_column(key: str, name: str, i: int, i0: int) -> dict:
+    """The column of model ``key`` (index ``i`` on the board; ``i0``: the first compared model's,
+    whose scores the differences are to). ``assets/liveexplore.js`` ``modelColumn`` is its twin."""
+    return {
+        "colId": CMP_COL_PREFIX + key,
+        "headerName": name,
+        "headerTooltip": key,
+        "valueGetter": CMP_GETTER,
+        "cellRenderer": CMP_CELL,
+        "cellRendererParams": {"i": i, "i0": i0},
+        "cellClass": "num",
+        "flex": 1,
+        "minWidth": 130,
+    }
+
+
+def grid(scores, models: list[str], names: dict[str, str]):
+    """The Compare table as a dash-ag-grid grid (rows: ``grid_rows``; columns: the name, then a
+    :func:`model_column` per model of ``models`` on the board). Its text is :func:`table`'s."""
+    pos = {m: i for i, m in enumerate(scores.models)}
+    keep = [m for m in models if m in pos]
+    i0 = pos[keep[0]] if keep else 0
+    rows = grid_rows(scores.config)
+    auto = len(rows) <= CMP_AUTO_ROWS
+    return dag.AgGrid(
+        id=ids.COMPARE_TABLE,
+        rowData=rows,
+        columnDefs=[CMP_NAME_COLUMN]
+        + [model_column(m, names.get(m, m), pos[m], i0) for m in keep],
+        getRowId="params.data.id",
+        defaultColDef={"sortable": False, "suppressMovable": True, "resizable": True},
+        dashGridOptions={
+            "theme": {"function": GRID_THEME},
+            "animateRows": False,
+            "enableCellTextSelection": True,
+            "tooltipShowDelay": 300,
+            "getRowHeight": CMP_ROW_HEIGHT,
+            "rowClassRules": {f"l{n}": f"params.data.level === {n}" for n in range(4)},
+            **({"domLayout": "autoHeight"} if auto else {}),
+        },
+        className="cmp-grid",
+        style={"width": "100%"} if auto else {"width": "100%", "height": "70vh"},
+    )
+
+
 def fill(
     out: dict,
     scores,
@@ -270,27 +364,18 @@ def fill(
     graphs,
     fresh: bool,
     theme: str = "light",
-    held=None,
 ) -> None:
-    """The table, and the radar when its graph is made (a graph that stays is redrawn in the
-    browser from the live result: ``assets/liveexplore.js``)."""
+    """The radar and the table, when the radar's graph is made: afterwards both follow the live
+    result in the browser (``assets/liveexplore.js``: the radar's figure, the grid's cells and,
+    when the compared models change, its columns)."""
     if not models:
         out["cmp_fig"] = None
         out["cmp_table"] = html.P("No model to compare: pick some above.")
         return
     if fresh or plots.COMPARE not in graphs:
         fig = radar_figure(scores, models, names, theme)
-        plots.put(
-            out, "cmp_fig", ids.COMPARE_GRAPH, plots.COMPARE, fig, graphs, fresh, held, height=420
-        )
-    out["cmp_table"] = html.Div(table(scores, models, names), className="cmp-table-wrap")
-
-
-def bench_parts(figure: dict) -> list[tuple]:
-    """The parts of a benchmark figure an edit changes (``figpatch``): each trace's models (the
-    order follows the scores) and values, and the title (how many models are shown)."""
-    n = len(figure.get("data") or [])
-    return [("data", k, a) for k in range(n) for a in ("x", "y")] + [("layout", "title", "text")]
+        plots.put(out, "cmp_fig", ids.COMPARE_GRAPH, plots.COMPARE, fig, graphs, fresh, height=420)
+        out["cmp_table"] = html.Div(grid(scores, models, names), className="cmp-table-wrap")
 
 
 def bench_figure(

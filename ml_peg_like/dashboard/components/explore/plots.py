@@ -2,21 +2,19 @@
 the theme (light and dark Plotly layouts), the graph's config (PNG/SVG download through Plotly's
 own modebar), the models' display names, and how a plot follows an edit.
 
-A plot's graph is created once (when its view opens); later edits send only its figure, in the
-``plot-figs`` holder ({name: figure}, ``holder``), which ``assets/plots.js`` applies (``Plotly.react``, the
-same ``uirevision`` keeps zoom) after the browser has painted the updated table (the curve's
-pattern: the table is what an edit is for). A figure given its changing parts (the benchmark
-figure's) is sent as the curve's is (``figpatch``): nothing when it did not change, a Dash
-``Patch`` of the holder's entry when only those parts did, told by the ``plot-sig`` holder."""
+A plot's graph is created once (when its view opens); an edit, a reset or a filter redraws it in
+the browser from the live result (``assets/liveexplore.js``). A new selection of the Explore
+scatter sends only its figure, in the ``plot-figs`` holder ({name: figure}, ``holder``), which
+``assets/plots.js`` applies (``Plotly.react``, the same ``uirevision`` keeps zoom)."""
 
 from __future__ import annotations
 
 import html as _html
 from typing import Any
 
-from dash import ALL, ClientsideFunction, Input, Output, Patch, State, dcc, html, no_update
+from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html
 
-from ... import figpatch, ids
+from ... import ids
 from ...figures import FONT
 
 #: the themes: page colours of assets/style.css for a light and a dark page
@@ -30,13 +28,10 @@ FRONT = "#d62728"
 IMAGE_FORMATS = ("png", "svg")
 NAME_COLUMN = "display_name"
 #: the plots' names (the graph's pattern id and the download's file name)
-EXPLORE, COMPARE, BENCH = ids.PLOT_EXPLORE, ids.PLOT_COMPARE, "benchmark"
+EXPLORE, COMPARE, BENCH = ids.PLOT_EXPLORE, ids.PLOT_COMPARE, ids.PLOT_BENCH
 #: the edit callback's state: the names of the plots that exist in the page
 EXISTING = State(ids.plot_graph(ALL), "id")
 FIGS = Output(ids.PLOT_FIGS, ids.HELD)
-#: the signatures of the figures the ``plot-figs`` holder holds (``figpatch``; edits patch them)
-SIG = Output(ids.PLOT_SIG, ids.HELD)
-HELD = State(ids.PLOT_SIG, ids.HELD)
 
 
 def existing(graph_ids) -> set[str]:
@@ -57,7 +52,7 @@ def holder(id_: str) -> html.Div:
 
 
 def stores() -> list:
-    return [holder(ids.PLOT_FIGS), holder(ids.PLOT_SIG)]
+    return [holder(ids.PLOT_FIGS)]
 
 
 def esc(s: Any) -> str:
@@ -139,40 +134,17 @@ def put(
     figure: dict,
     exists: set,
     fresh: bool,
-    held: Any = None,
-    parts: list[tuple] | None = None,
     **kw,
 ) -> None:
-    """The plot ``name`` into ``out``: when its graph exists and stays, what changed of its
-    figure (``plot_figs``), else a new graph as ``out[key]`` (the holder's children).
-    ``held``: the ``plot-sig`` store ({name: signature} of the figures ``plot-figs`` holds);
-    ``parts``: the paths of the figure an edit may change (``figpatch``). With both, an edit
-    sends nothing when the figure is the same, a Patch of the parts that changed when only they
-    did, else the whole figure; without ``parts`` always the whole figure."""
-    held = held if isinstance(held, dict) else {}
-    figs = out.get("plot_figs")
-    figs = None if figs is no_update else figs  # the edit callback starts with no_update
+    """The plot ``name`` into ``out``: when its graph exists and stays, its new figure (in
+    ``plot_figs``, with the others of this answer), else a new graph as ``out[key]`` (the
+    holder's children)."""
     if name not in exists or fresh:
         out[key] = graph(wrap_id, figure, name, **kw)
-        if held and figs is None:
-            out["plot_sig"] = None  # the graphs no longer show what the store holds
         return
-    sig = None
-    if parts is not None:
-        answer, sig = figpatch.update(figure, held.get(name), parts, root=(name,))
-        if figs is None and set(held) == {name}:  # the store holds this figure alone
-            if answer is no_update:
-                return
-            if isinstance(answer, Patch):
-                out["plot_figs"], out["plot_sig"] = answer, {name: sig}
-                return
-    sigs = out.get("plot_sig") if figs is not None else None
-    sigs = dict(sigs if isinstance(sigs, dict) else {}, **({name: sig} if sig else {}))
-    if isinstance(figs, Patch):  # another figure of this edit was patched: the store keeps it
-        figs[name] = figure
-    else:
-        out["plot_figs"] = dict(figs if isinstance(figs, dict) else {}, **{name: figure})
-    out["plot_sig"] = sigs or None
+    figs = out.get("plot_figs")
+    figs = figs if isinstance(figs, dict) else {}  # the edit callback starts with no_update
+    out["plot_figs"] = dict(figs, **{name: figure})
 
 
 def register(app) -> None:

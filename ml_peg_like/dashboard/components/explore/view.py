@@ -52,7 +52,6 @@ OUTPUTS = dict(
     cmp_style=Output(ids.COMPARE_WRAP, "style"),
     bench_fig=Output(ids.BENCH_FIG_HOLDER, "children"),
     plot_figs=plots.FIGS,
-    plot_sig=plots.SIG,
     # the scatter's selection as the browser draws it after an edit (assets/liveexplore.js)
     ex_spec=Output(ids.EXPLORE_SPEC, ids.HELD),
     # the quantities (~800 at ML-PEG scale, 190 KB): sent when the view opens, not in the page
@@ -506,7 +505,7 @@ def _fill_explore(out: dict[str, Any], cache, scores, sel: dict, shown: list[str
         theme=kw["theme"],
     )
     plots.put(
-        out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed, kw["held"]
+        out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed
     )
     out["ex_spec"] = scatter_spec(cache.defaults, attrs, cache.models, sel)
 
@@ -524,15 +523,14 @@ def fill(
     view_changed: bool,
     theme: str = "light",
     graphs: set[str] | frozenset[str] = frozenset(),
-    held: Any = None,
     selection_changed: bool = False,
 ) -> None:
     """Set the extra outputs for the open view (nothing is computed for a closed one).
     ``graphs``: the plots that exist in the page (their figure alone is sent, ``plots.put``);
-    ``held``: the signatures of the figures the ``plot-figs`` store holds (``plots.HELD``);
     ``selection_changed``: the request changes what the scatter shows (:func:`new_selection`).
-    The scatter and the radar follow the live result in the browser (``_fill_explore``,
-    ``compare.fill``)."""
+    The scatter, the radar, the Compare grid and the benchmark figure follow the live result in
+    the browser (``_fill_explore``, ``compare.fill``, ``assets/liveexplore.js``): the server
+    draws them when their view opens or their graph is made."""
     shown = list(models) if models is not None else list(cache.models)
     names = cache.display
     if view_changed:
@@ -548,26 +546,17 @@ def fill(
             graphs=graphs,
             view_changed=view_changed,
             selection_changed=selection_changed,
-            held=held,
             theme=theme,
         )
     elif page == ids.PAGE_COMPARE:
         picked = sel["models"] or compare.default_models(scores, shown)
-        compare.fill(out, scores, picked, names, graphs, view_changed, theme=theme, held=held)
+        compare.fill(out, scores, picked, names, graphs, view_changed, theme=theme)
     if is_bench and view:
-        fig = compare.bench_figure(scores, view, shown, names, theme=theme)
-        plots.put(
-            out,
-            "bench_fig",
-            ids.BENCH_FIG,
-            plots.BENCH,
-            fig,
-            graphs,
-            view_changed,
-            held,
-            parts=compare.bench_parts(fig),
-            height=360,
-        )
+        if view_changed or plots.BENCH not in graphs:  # else redrawn in the browser
+            fig = compare.bench_figure(scores, view, shown, names, theme=theme)
+            plots.put(
+                out, "bench_fig", ids.BENCH_FIG, plots.BENCH, fig, graphs, view_changed, height=360
+            )
     elif view_changed:
         out["bench_fig"] = None
 

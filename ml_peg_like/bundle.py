@@ -127,6 +127,19 @@ def encode_matrix(values: np.ndarray) -> dict[str, Any]:
     }
 
 
+def matrix_bytes(values: np.ndarray) -> bytes:
+    """The raw bytes of :func:`encode_matrix` (little-endian float64, column-major): what a
+    board whose ``raw`` names a URL (:func:`matrix_ref`) is served as."""
+    return np.asarray(values, dtype="<f8").tobytes(order="F")
+
+
+def matrix_ref(values: np.ndarray, href: str) -> dict[str, Any]:
+    """The ``raw`` of a bundle whose matrix is fetched from ``href`` (its bytes:
+    :func:`matrix_bytes`) instead of written into it as base64."""
+    a = np.asarray(values)
+    return {"dtype": "<f8", "shape": [int(a.shape[0]), int(a.shape[1])], "order": "F", "href": href}
+
+
 def decode_matrix(enc: dict[str, Any]) -> np.ndarray:
     """The inverse of :func:`encode_matrix` (for the tests and for Python readers)."""
     n, m = enc["shape"]
@@ -160,11 +173,14 @@ def unsupported(cfg: Config, raw: RawData | None) -> list[dict[str, str]]:
     return out
 
 
-def make_bundle(config: Config, raw: RawData | np.ndarray, models=None) -> dict[str, Any]:
+def make_bundle(
+    config: Config, raw: RawData | np.ndarray, models=None, raw_href: str | None = None
+) -> dict[str, Any]:
     """Everything ``assets/engine.js`` needs to score ``config`` + changes on ``raw``.
 
     ``raw``: a :class:`RawData` (aligned to the config here) or an already aligned matrix
-    (columns in ``config.metric_ids()`` order) with ``models`` given."""
+    (columns in ``config.metric_ids()`` order) with ``models`` given. ``raw_href``: the matrix
+    is not written into the bundle but served at that URL (:func:`matrix_ref`)."""
     if isinstance(raw, RawData):
         values = raw.aligned(config)
         models = raw.models
@@ -194,7 +210,7 @@ def make_bundle(config: Config, raw: RawData | np.ndarray, models=None) -> dict[
             {"metric": v.metric, "side": v.side, "limit": float(v.limit)} for v in config.vetoes
         ],
         "normalisers": normaliser_decls(),
-        "raw": encode_matrix(values),
+        "raw": encode_matrix(values) if raw_href is None else matrix_ref(values, raw_href),
         "unsupported": unsupported(config, data),
     }
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import dash
 from dash import dcc, html
 
+from ..bundle import matrix_bytes
 from ..config import Config
 from ..raw import RawData
 from ..serving import servertiming, warm
@@ -118,8 +119,10 @@ def create_app(
         # the published site's own page (ml_peg_like.publish): served on request, never loaded
         assets_path_ignore=[firstpage.SITE_ASSETS],
     )
-    bundle, server_scored = liveedit.page_bundle(config, raw, scores)
+    raw_href = liveedit.add_route(app, matrix_bytes(cache.values))
+    bundle, server_scored = liveedit.page_bundle(config, raw, scores, raw_href)
     app.index_string = _with_names(app.index_string, bundle)
+    app.renderer = liveedit.RENDERER  # once the raw matrix is in
     cols = column_defs(scores, "")
     sens = sens_view.Sensitivity(cache) if sensitivity else None
     sv = sens.view_state("", scores, "") if sens else None

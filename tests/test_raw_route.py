@@ -13,8 +13,8 @@ import pytest
 from ml_peg_like import load_dataset
 from ml_peg_like.dashboard import create_app
 from ml_peg_like.dashboard.components.liveedit import RAW_ROUTE
-from ml_peg_like.serving.earlypage import SECURITY_HEADERS
 from ml_peg_like.serving.csp import BASE_POLICY
+from ml_peg_like.serving.earlypage import SECURITY_HEADERS
 
 CONFIG = """\
 title: Two by two
@@ -82,3 +82,22 @@ def test_a_browser_that_has_it_gets_a_304(client):
     assert again.get_data() == b""
     other = client.get("/" + RAW_ROUTE, headers={"If-None-Match": '"not-it"'})
     assert other.status_code == 200 and len(other.get_data()) == 32
+
+
+def test_the_pieces_are_whole_columns_in_order(monkeypatch):
+    """Served a few columns at a time (no column-major copy held): the pieces join into the
+    matrix column by column, whatever their size."""
+    import numpy as np
+
+    from ml_peg_like.dashboard.components import liveedit
+
+    values = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])  # 2 models x 3 metrics
+    monkeypatch.setattr(liveedit, "PIECE_BYTES", 32)  # two columns of two models a piece
+    pieces = list(liveedit.column_pieces(values))
+    assert pieces == [struct.pack("<4d", 1, 4, 2, 5), struct.pack("<2d", 3, 6)]
+    monkeypatch.setattr(liveedit, "PIECE_BYTES", 1)  # never less than one column
+    assert list(liveedit.column_pieces(values)) == [
+        struct.pack("<2d", 1, 4),
+        struct.pack("<2d", 2, 5),
+        struct.pack("<2d", 3, 6),
+    ]

@@ -1,7 +1,8 @@
 """The dashboard: explore rankings, tune thresholds and weights live, export.
 
 ``create_app(config, raw)`` builds a Dash app on the engine. The page carries the board (the
-tree and the raw matrix, ``ml_peg_like.bundle``) and the browser scores it with the JavaScript
+tree and the raw matrix, ``ml_peg_like.bundle``; the matrix's bytes fetched on their own,
+``components/liveedit.py``) and the browser scores it with the JavaScript
 engine (``assets/engine.js``, held equal to the Python engine by a conformance test): an edit
 redraws the grid with no request. The browser holds the user's changes from the defaults (a
 ``dcc.Store`` and the URL); every request carries them, so the server keeps no per-user state
@@ -16,7 +17,6 @@ from pathlib import Path
 import dash
 from dash import dcc, html
 
-from ..bundle import matrix_bytes
 from ..config import Config
 from ..raw import RawData
 from ..serving import servertiming, warm
@@ -119,7 +119,7 @@ def create_app(
         # the published site's own page (ml_peg_like.publish): served on request, never loaded
         assets_path_ignore=[firstpage.SITE_ASSETS],
     )
-    raw_href = liveedit.add_route(app, matrix_bytes(cache.values))
+    raw_href = liveedit.add_route(app, cache.values)
     bundle, server_scored = liveedit.page_bundle(config, raw, scores, raw_href)
     app.index_string = _with_names(app.index_string, bundle)
     app.renderer = liveedit.RENDERER  # once the raw matrix is in

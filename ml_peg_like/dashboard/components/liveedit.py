@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 
 import flask
+import numpy as np
 from dash import ALL, ClientsideFunction, Input, Output, State, dcc
 
 from ...bundle import make_bundle, result_of
@@ -33,6 +35,8 @@ BOX = ids.box(ALL, ALL)
 MSG = ids.by_path(ids.T_MSG, ALL)
 
 
+#: about this many bytes per piece of the raw matrix's answer (:func:`column_pieces`)
+PIECE_BYTES = 1 << 20
 #: the route of the board's raw matrix (little-endian float64, column-major: ``bundle.matrix_bytes``)
 RAW_ROUTE = "_mpl-raw"
 #: Dash's renderer, started once the board's raw matrix is in (``mplLive.start``, live.js), so
@@ -63,14 +67,30 @@ def page_bundle(config, raw, scores, raw_href: str) -> tuple[str, bool]:
     return f'<script type="application/json" id="{ids.BUNDLE}">{text}</script>', server_scored
 
 
-def add_route(app, data: bytes) -> str:
-    """Serve ``data`` (the board's raw matrix: ``bundle.matrix_bytes``) at :data:`RAW_ROUTE`,
-    with an ETag (a browser that has it gets a 304) and no lifetime (asked again on each
-    load); the URL the page fetches it from."""
-    tag = hashlib.sha256(data).hexdigest()[:32]
+def column_pieces(values: np.ndarray) -> Iterator[bytes]:
+    """``bundle.matrix_bytes(values)`` in pieces of whole columns (about :data:`PIECE_BYTES`
+    each): the answer is made from the scores' own matrix as it is sent, and no column-major
+    copy of it is held (25.9 MiB at 10,000 x 339)."""
+    n, m = values.shape
+    step = max(1, PIECE_BYTES // max(1, 8 * n))
+    for j in range(0, m, step):
+        yield np.asarray(values[:, j : j + step], dtype="<f8").tobytes(order="F")
+
+
+def add_route(app, values: np.ndarray) -> str:
+    """Serve the board's raw matrix ``values`` (models x metrics, as the page's bundle orders
+    them) as ``bundle.matrix_bytes`` at :data:`RAW_ROUTE`, with an ETag (a browser that has it
+    gets a 304) and no lifetime (asked again on each load); the URL the page fetches it from.
+    ``values`` is read at each request and must not change."""
+    digest = hashlib.sha256()
+    for piece in column_pieces(values):
+        digest.update(piece)
+    tag = digest.hexdigest()[:32]
+    size = 8 * values.size
 
     def raw_matrix():
-        answer = flask.Response(data, mimetype="application/octet-stream")
+        answer = flask.Response(column_pieces(values), mimetype="application/octet-stream")
+        answer.content_length = size
         answer.set_etag(tag)
         answer.headers["Cache-Control"] = "no-cache"
         return answer.make_conditional(flask.request)

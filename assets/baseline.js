@@ -1,4 +1,4 @@
-/* The pinned baseline and the readable list of the changes (components/baseline.py).
+/* The pinned baseline and the readable list of the changes (components/board/baseline.py).
  *
  * mplBaseline.sync: the baseline store ({changes, n, pinned[, result]}, or null for the
  * published settings; written by the server on "Compare against this view", "Unpin" or a link

@@ -1,4 +1,4 @@
-/* The Compare view's models ticked in the grid (ml_peg_like/dashboard/components/compare.py).
+/* The Compare view's models ticked in the grid (ml_peg_like/dashboard/components/explore/compare.py).
  * The compare set is ONE state: the picker's value (compare-models, in the URL as models=).
  * mplCompare.ticked: the grid's ticks become that value (the models kept in their order, the
  *   newly ticked ones appended in the grid's order); a tick beyond the maximum is undone at once

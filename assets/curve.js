@@ -4,7 +4,7 @@
  *
  * The reference is Python: ml_peg_like/dashboard/figures.py (curve_figure), curve_axis.py (the
  * axis), curve_parts.py (threshold lines, default thresholds, bands, subtitle) and
- * components/compare.py (bench_figure). tests/test_curve_js.py compares the two on many cases;
+ * components/explore/compare.py (bench_figure). tests/test_curve_js.py compares the two on many cases;
  * docs/CURVE.md says what the curve shows.
  *
  *   mplCurve.figure(input)      -> the curve's figure, or null for a per-instance metric
@@ -42,7 +42,7 @@
     dark: { fg: "#e6edf3", bg: "#0d1117", grid: "#21262d", line: "#30363d", muted: "#9198a1",
             note: "rgba(13,17,23,0.85)", fill: "#0d1117" }
   };
-  //: the other plots' themes (components/plots.py)
+  //: the other plots' themes (components/explore/plots.py)
   var THEMES = {
     light: { fg: "#1f2328", bg: "#ffffff", grid: "#eaeef2", line: "#d0d7de", muted: "#59636e" },
     dark: { fg: "#e6edf3", bg: "#0d1117", grid: "#21262d", line: "#30363d", muted: "#9198a1" }
@@ -829,7 +829,7 @@
     });
   }
 
-  // ---- the benchmark figure (components/compare.py) -------------------------------------
+  // ---- the benchmark figure (components/explore/compare.py) -------------------------------------
 
   function plotAxis(theme, extra) {
     var t = THEMES[theme] || THEMES.light;
@@ -914,6 +914,8 @@
     },
     benchFigure: benchFigure,
     emptyFigure: emptyFigure,
+    // the other plots' colours (explorefig.js draws with them too): written here once
+    plotStyle: { themes: THEMES, palette: PALETTE, front: FRONT },
     fmtRaw: fmtRaw,
     fmtScore: fmtScore,
     pyRound: pyRound,

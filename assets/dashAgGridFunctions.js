@@ -200,7 +200,9 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
   dagfuncs.missingTip = function (params, kind, j) {
     var v = params.value;
     if (v !== null && v !== undefined) return null;
-    return reason(params, kind, j, "No data");
+    // the missing parts named (assets/contrib.js), else the reason
+    var named = window.mplContrib ? window.mplContrib.missingText(row(params), kind, j) : "";
+    return named || reason(params, kind, j, "No data");
   };
 
   // the overall cell: a vetoed model's reason, else missingTip
@@ -225,7 +227,7 @@ var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
     return !!own && (e.key === "Enter" || e.key === " ");
   };
 
-  // the grid's "firstDataRendered" listener (components/grid.py): the first view can go
+  // the grid's "firstDataRendered" listener (components/board/grid.py): the first view can go
   // (assets/firstview.js; absent when the page has none)
   dagfuncs.mplFirstRows = function () {
     var first = window.mplFirstView;

@@ -1,4 +1,4 @@
-/* A box edit, answered in the browser (a Dash clientside callback: components/liveedit.py).
+/* A box edit, answered in the browser (a Dash clientside callback: components/editing/liveedit.py).
  *
  * Enter (or leaving the box) in a threshold, parameter or weight box: the box's text becomes a
  * value (parseBox, the twin of dashboard/state.py parse_box), the new changes are scored by the

@@ -662,6 +662,14 @@
     };
   }
 
+  /** Metric k's weight; a metric the engine cannot score (a board scored on the server) has
+   * no parsed state: its config's weight (absent: 1). */
+  function metricWeight(board, st, k) {
+    if (st.metric[k]) return st.metric[k].weight;
+    var w = board.metrics[k].fields.weight;
+    return w === undefined ? 1 : w;
+  }
+
   /** Groups whose children all have weight 0 (the dashboard refuses them). */
   function zeroWeightProblems(board, st) {
     var out = [];
@@ -684,7 +692,7 @@
       }
       for (var b = lo; b < bEnds[ci]; b++) {
         var ml = board.metricStarts[b];
-        if (!allZero(ml, mEnds[b], function (k) { return st.metric[k].weight; })) continue;
+        if (!allZero(ml, mEnds[b], function (k) { return metricWeight(board, st, k); })) continue;
         for (var j = ml; j < mEnds[b]; j++) {
           out.push({ where: board.metrics[j].path + ".weight", message: "every metric of " + board.benches[b].name + " has weight 0" });
         }
@@ -1294,6 +1302,140 @@
   }
 
   // ---------------------------------------------------------------------------------------
+  // Contributions (ml_peg_like.scoring.contributions): each child's share of a node's score
+  // ---------------------------------------------------------------------------------------
+
+  /** The node at ``path`` ("" the overall score): its children's range, weights as used, the
+   * result's matrix of their scores and its policy; null for no category or benchmark. */
+  function contribNode(board, plan, path) {
+    if (!path) {
+      return { path: "", level: "overall", lo: 0, hi: board.cats.length, w: plan.wCat, key: "cat",
+               nodes: board.cats, skip: plan.overallSkip[0] };
+    }
+    var hit = board.index.get(path);
+    if (!hit || hit.kind === "metric") return hit ? { metric: board.metrics[hit.i].path } : null;
+    if (hit.kind === "cat") {
+      return { path: board.cats[hit.i].path, level: "category", lo: board.benchStarts[hit.i],
+               hi: ends(board.benchStarts, board.benches.length)[hit.i], key: "bench",
+               w: shownWeights(plan.wBench, board.benchStarts, plan.wCat),
+               nodes: board.benches, skip: plan.catSkip[hit.i] };
+    }
+    return { path: board.benches[hit.i].path, level: "benchmark", lo: board.metricStarts[hit.i],
+             hi: ends(board.metricStarts, board.metrics.length)[hit.i], key: "metric",
+             w: shownWeights(plan.wMetric, board.metricStarts, plan.wBench),
+             nodes: board.metrics, skip: plan.benchSkip[hit.i] };
+  }
+
+  /** The plan of ``st`` for contributions: a metric the browser cannot parse (a normaliser
+   * registered in Python only: such a board is scored on the server) keeps its weight as the
+   * defaults or the changes give it. */
+  function contribPlan(board, st, changes) {
+    var own = Object.prototype.hasOwnProperty;
+    var metric = st.metric.map(function (pm, j) {
+      if (pm) return pm;
+      var m = board.metrics[j];
+      var ch = own.call(changes, m.path) && isMapping(changes[m.path]) ? changes[m.path] : {};
+      var w = Number(own.call(ch, "weight") ? ch.weight : own.call(m.fields, "weight") ? m.fields.weight : 1);
+      return { weight: isFinite(w) && w >= 0 ? w : 1 };
+    });
+    return compile(board, Object.assign({}, st, { metric: metric }));
+  }
+
+  /** One model's parts (weight x score / weight used) into ``out`` at row i. */
+  function contribRow(out, i, n, child, kids, skip) {
+    var used = 0;
+    var all = true;
+    kids.forEach(function (c) {
+      var s = child[c.index * n + i];
+      if (s === s) used += c.weight;
+      else all = false;
+    });
+    if (!skip) used = all ? out.wSum : 0;
+    if (!(used > 0)) return;
+    var total = 0;
+    kids.forEach(function (c, k) {
+      var s = child[c.index * n + i];
+      if (s !== s) return;
+      var p = (s * c.weight) / used;
+      out.parts[k * n + i] = p;
+      total += p;
+    });
+    out.used[i] = used;
+    out.score[i] = total;
+  }
+
+  /** Each child's contribution to the node at ``path`` ("" or null: the overall score; a
+   * category: its benchmarks; a benchmark: its metrics) in ``result`` (the scores of the
+   * defaults + ``changes``, from score() or the server): {path, level, policy, children:
+   * [{name, path, index, weight}] (weight > 0 only; index: in the result's matrix, first: the
+   * node's first child there), parts (models x children, column-major;
+   * NaN: not used), used, score (the node's score the parts sum to: before the veto for a
+   * vetoed model), vetoed (Uint8Array; the overall only), errors: []}. */
+  function contributions(board, result, changes, path) {
+    var applied = applyChanges(board, changes || {});
+    if (applied.errors) return { errors: applied.errors };
+    var plan = contribPlan(board, applied.state, changes || {});
+    var node = contribNode(board, plan, path || "");
+    if (!node || node.metric) {
+      var where = node ? node.metric : String(path).slice(0, 200);
+      var reason = node ? "a metric has no parts: give a category or a benchmark" : "no category or benchmark at this path";
+      return { errors: [{ where: where, message: reason }] };
+    }
+    var n = board.n;
+    var kids = [];
+    for (var k = node.lo; k < node.hi; k++) {
+      if (node.w[k] > 0) kids.push({ name: node.nodes[k].name, path: node.nodes[k].path, index: k, weight: node.w[k] });
+    }
+    var out = { parts: new Float64Array(n * kids.length).fill(NaN), used: new Float64Array(n).fill(NaN),
+                score: new Float64Array(n).fill(NaN), wSum: 0 };
+    kids.forEach(function (c) { out.wSum += c.weight; });
+    for (var i = 0; i < n; i++) contribRow(out, i, n, result[node.key], kids, node.skip);
+    var vetoed = new Uint8Array(n);
+    var why = result.vetoReasons || [];
+    if (node.level === "overall") for (i = 0; i < n; i++) vetoed[i] = why[i] ? 1 : 0;
+    return { path: node.path, level: node.level, policy: node.skip ? SKIP : "invalidate", first: node.lo, children: kids,
+             parts: out.parts, used: out.used, score: out.score, vetoed: vetoed, errors: [] };
+  }
+
+  /** Whether metric j counts in the node (every weight on the way down to it is > 0). */
+  function countsIn(board, w, j, node) {
+    var b = board.metrics[j].bench;
+    if (!(w.metric[j] > 0)) return false;
+    if (node.level === "benchmark") return true;
+    if (!(w.bench[b] > 0)) return false;
+    return node.level === "category" || w.cat[board.benches[b].cat] > 0;
+  }
+
+  /** The metrics (``Benchmark/Metric`` columns) that model ``i`` has no score for under the node
+   * at ``path`` ("" the overall score), among those that count in it (weight > 0 all the way
+   * down), with the node's policy: what a missing cell's tooltip names. ``{errors}`` as
+   * contributions() for a bad path. */
+  function missingParts(board, result, changes, path, i) {
+    var applied = applyChanges(board, changes || {});
+    if (applied.errors) return { errors: applied.errors };
+    var plan = contribPlan(board, applied.state, changes || {});
+    var node = contribNode(board, plan, path || "");
+    if (!node || node.metric) return { errors: [{ where: String(path).slice(0, 200), message: "no category or benchmark at this path" }] };
+    var w = { metric: shownWeights(plan.wMetric, board.metricStarts, plan.wBench),
+              bench: shownWeights(plan.wBench, board.benchStarts, plan.wCat), cat: plan.wCat };
+    var lo = 0;
+    var hi = board.metrics.length;
+    if (node.level === "category") {
+      lo = board.metricStarts[node.lo];
+      hi = node.hi < board.benches.length ? board.metricStarts[node.hi] : board.metrics.length;
+    } else if (node.level === "benchmark") {
+      lo = node.lo;
+      hi = node.hi;
+    }
+    var out = [];
+    for (var j = lo; j < hi; j++) {
+      var s = result.metric[j * board.n + i];
+      if (s !== s && countsIn(board, w, j, node)) out.push(board.metrics[j].column);
+    }
+    return { missing: out, policy: node.skip ? SKIP : "invalidate", errors: [] };
+  }
+
+  // ---------------------------------------------------------------------------------------
   // score
   // ---------------------------------------------------------------------------------------
 
@@ -1386,6 +1528,8 @@
     scoreChange: scoreChange,
     rankScores: rankScores,
     metricReasons: metricReasons,
+    contributions: contributions,
+    missingParts: missingParts,
     evaluate: evaluate,
     curveMarks: curveMarks,
     metricParams: metricParams,

@@ -418,6 +418,7 @@
       var on = Array.isArray(rankShown) ? rankShown.length > 0 : !!rankShown;
       live.setShown(idx, on);
       live.refreshGrid();
+      live.redraw(); // the plots of the shown models (liveexplore.js)
     },
     // the server's scores of a board the browser cannot score
     result: function (r) {

@@ -1,4 +1,4 @@
-/* Come back to your work (ml_peg_like/dashboard/components/restore.py): the browser keeps the
+/* Come back to your work (ml_peg_like/dashboard/components/controls/restore.py): the browser keeps the
  * last URL query that holds settings (localStorage, keyed by the page's path; never the
  * server) and offers it back when the plain address is opened. The line's count is the number
  * of changed fields in the kept ?s= (base64url JSON "j...", or deflated JSON "z...", inflated

@@ -1,4 +1,4 @@
-/* The stability intervals beside the weight and threshold boxes (components/sensitivity.py).
+/* The stability intervals beside the weight and threshold boxes (components/board/sensitivity.py).
  * The edit callback sends them as ONE store, {box name: text} of every box of the view, instead
  * of one Dash output per box (each rendered as its own component: ~40 ms per edit at 30 boxes).
  * mplSens.texts (a clientside callback on that store, no server request) writes each text into

@@ -5,7 +5,7 @@
  * the plots' CSS) and data-ag-theme-mode on the root element and body: AG Grid's documented
  * theme modes ("Theming: Colours & Dark Mode", Theme Modes:
  * https://www.ag-grid.com/javascript-data-grid/theming-colors/#theme-modes), which switch the
- * grid's theme (components/grid.py GRID_THEME: withParams(..., 'light' / 'dark')).
+ * grid's theme (components/board/grid.py GRID_THEME: withParams(..., 'light' / 'dark')).
  * Ids come from Python: window.mplNames (ml_peg_like/dashboard/ids.py). */
 (function () {
   "use strict";
@@ -39,6 +39,9 @@
     root.setAttribute("data-ag-theme-mode", t);
     if (document.body) document.body.setAttribute("data-ag-theme-mode", t);
     root.style.colorScheme = t;
+    // the plots drawn in the browser take the theme's colours when drawn (livecurve.js): draw
+    // them again in the new one
+    if (window.mplLive && typeof window.mplLive.redraw === "function") window.mplLive.redraw();
     // the grid colours its score cells for the theme (scoreStyle): draw them again
     // (dash-ag-grid's getApi, AG Grid's refreshCells)
     var dag = window.dash_ag_grid;

@@ -33,7 +33,7 @@ import plotly.utils
 
 from ml_peg_like import load_dataset, score
 from ml_peg_like.dashboard import create_app
-from ml_peg_like.dashboard.components import explore as ev
+from ml_peg_like.dashboard.components.explore import view as ev
 from ml_peg_like.numfmt import fmt_score
 
 from .datasets import dashboard_sets, write_dataset

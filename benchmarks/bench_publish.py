@@ -4,7 +4,9 @@ headless Chromium (a fresh context per load). Per load, from navigation (the pag
 the first rows painted (``mplSite.paintedAt``: the frame that showed the table, then the task
 after it), for the board as board.json (the default) and inside index.html (``--embed``), loads
 interleaved. Then edits: a threshold typed into a box + Enter (two values in turn), from the key
-event to the painted ranks. One table per board (the harness's).
+event to the painted ranks; and in the Explore and Compare views, a category weight typed +
+Enter, from the key event to the scatter / radar redrawn by Plotly and painted. One table per
+board (the harness's).
 
     python -m benchmarks.bench_publish [--loads 3] [--edits 5] [--anchors DIR]
 """
@@ -35,6 +37,18 @@ EDIT = """([name, a, b, k]) => new Promise(resolve => {
   requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
 })"""
 PAINTED = "() => window.mplSite && window.mplSite.paintedAt"
+#: the same for a category weight in the Explore or Compare view: to the plot redrawn (its
+#: counter, mplSite.exploreDrawn / compareDrawn, moves when Plotly.react is done), then painted
+EDIT_PLOT = """([name, counter, k]) => new Promise(resolve => {
+  const box = document.querySelector(`input[name="${CSS.escape(name)}"]`);
+  box.value = k % 2 ? "1.5" : "2.5";
+  const S = window.mplSite, t0 = performance.now(), before = S[counter] || 0;
+  box.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));
+  const wait = () => (S[counter] || 0) > before
+    ? requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0))
+    : setTimeout(wait, 1);
+  wait();
+})"""
 
 
 @contextlib.contextmanager
@@ -86,6 +100,18 @@ def edits(browser, url: str, metric: tuple[str, float, float], n: int) -> list[f
     return out
 
 
+def plot_edits(browser, url: str, view: str, category: str, n: int) -> list[float]:
+    """ms from a category weight's Enter to the view's plot redrawn and painted, ``n`` times."""
+    counter = view + "Drawn"
+    page = new_page(browser)
+    try:
+        page.goto(url + "?v=" + view)
+        page.wait_for_function(f"() => (window.mplSite.{counter} || 0) >= 1", timeout=120_000)
+        return [page.evaluate(EDIT_PLOT, [f"{category}.weight", counter, k]) for k in range(n)]
+    finally:
+        page.context.close()
+
+
 def first_linear_metric(cfg) -> tuple[str, float, float]:
     for c, b, m in cfg.iter_metrics():
         if m.normaliser == "linear" and isinstance(m.good, float) and isinstance(m.bad, float):
@@ -110,11 +136,17 @@ def run(name: str, data: Path, tmp: Path, browser, args) -> None:
             for embed in (False, True) if k % 2 == 0 else (True, False):
                 loads[embed].append(one_load(browser, url_in if embed else url_file))
         took = edits(browser, url_file, first_linear_metric(cfg), args.edits)
+        cat = cfg.categories[0].name
+        plots = {
+            v: plot_edits(browser, url_file, v, cat, args.edits) for v in ("explore", "compare")
+        }
     file_row = f"{name}: first rows, board.json"
     rows = [
         Row(file_row, loads[False]),
         Row(f"{name}: first rows, embedded", loads[True], vs=file_row),
         Row(f"{name}: threshold + Enter to painted ranks", took),
+        Row(f"{name}: Explore, weight + Enter to the redrawn scatter", plots["explore"]),
+        Row(f"{name}: Compare, weight + Enter to the redrawn radar", plots["compare"]),
         Row(f"{name}: publish (board.json)", [sites[False][1] * 1000]),
     ]
     print_table(

@@ -26,7 +26,15 @@ from .normalisers import (
 )
 from .raw import RawData, load_dataset, load_models, load_raw, raw_from_frame
 from .robustness import compare_settings, kendall_tau, leave_one_out, rank_robustness, spearman_rho
-from .scoring import Scores, compile_config, rank_desc, score, score_values
+from .scoring import (
+    Contributions,
+    Scores,
+    compile_config,
+    contributions,
+    rank_desc,
+    score,
+    score_values,
+)
 
 __version__ = "0.1.0"
 
@@ -46,6 +54,7 @@ __all__ = [
     "Category",
     "Config",
     "ConfigError",
+    "Contributions",
     "DataError",
     "Metric",
     "MlPegLikeError",
@@ -64,6 +73,7 @@ __all__ = [
     "compile_config",
     "config_from_dict",
     "config_to_dict",
+    "contributions",
     "dump_config",
     "get_normaliser",
     "load_config",

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import shutil
 from pathlib import Path
 from typing import Any
 
 from . import aggregation as agg
+from . import explore as ex
 from . import normalisers as nz
 from .bundle import make_bundle
 from .config import Config
@@ -38,9 +40,17 @@ from .support.resources import assets_dir
 MARKER = "ml-peg-like-site.json"
 SITE_VERSION = 1
 #: the project's browser modules the site reuses, copied as they are from ``assets/``
-SHARED_JS = ("engine.js", "curve.js", "edit.js", "dashAgGridFunctions.js")
+SHARED_JS = ("engine.js", "curve.js", "edit.js", "dashAgGridFunctions.js", "explorefig.js")
 #: the site's own files (``assets/site/``); index.html is written from its template
-SITE_FILES = ("site.js", "sitetable.js", "siteexport.js", "siteviews.js", "site.css")
+SITE_FILES = (
+    "site.js",
+    "sitetable.js",
+    "siteexport.js",
+    "siteviews.js",
+    "siteexplore.js",
+    "sitecompare.js",
+    "site.css",
+)
 TEMPLATE = "index.html"
 PLOTLY_FILE = "plotly.min.js"
 BOARD_ID = "mpl-board"
@@ -90,9 +100,30 @@ def _cards(raw: RawData) -> dict[str, list[list[Any]]]:
     return out
 
 
+def _attributes(raw: RawData) -> list[dict[str, Any]]:
+    """Every ``models.csv`` column as Explore plots it (``explore.attribute_column``): its name,
+    kind (number, date, category) and value per model (board order; None missing)."""
+    if raw.attributes is None:
+        return []
+    out = []
+    for name in raw.attributes.columns:
+        kind, values = ex.attribute_column(raw.attributes, name, raw.models)
+        if kind == ex.NUMBER:
+            values = [v if v is not None and math.isfinite(v) else None for v in values]
+        out.append({"name": str(name), "kind": kind, "values": values})
+    return out
+
+
+def _directions(config: Config) -> dict[str, str | None]:
+    """``{metric key path: higher, lower or None}``: the direction of a metric's raw value (an
+    Explore axis of raw values has a Pareto front only with one)."""
+    return {f"{c.name}/{b.name}/{m.name}": m.direction for c, b, m in config.iter_metrics()}
+
+
 def site_data(config: Config, raw: RawData) -> dict[str, Any]:
-    """What the page needs besides the bundle: names, cards, labels, descriptions, the config as
-    a mapping (the settings export writes it with the changes applied)."""
+    """What the page needs besides the bundle: names, cards, labels, descriptions, the models'
+    attributes and the metrics' directions (Explore), the config as a mapping (the settings
+    export writes it with the changes applied)."""
     models = [str(m) for m in raw.models]
     names = display_names(raw.attributes, models)
     attrs = raw.attributes
@@ -104,6 +135,8 @@ def site_data(config: Config, raw: RawData) -> dict[str, Any]:
         "labels": _box_labels(config),
         "descriptions": _descriptions(config),
         "reasons": {str(k): v for k, v in agg.REASON_TEXT.items()},
+        "attributes": _attributes(raw),
+        "directions": _directions(config),
         "config": config_to_dict(config),
     }
 

@@ -140,7 +140,31 @@ def expected(defaults: mpl.Config, values: np.ndarray, models, changes) -> dict[
             if m.normaliser in ("linear", "traffic_light")
         ],
         "warnings": list(s.warnings),
+        "contributions": contributions_of(s),
     }
+
+
+def contributions_of(s: mpl.Scores) -> dict[str, dict[str, Any]]:
+    """``ml_peg_like.scoring.contributions`` of every node with children ("" the overall
+    score, every category, every benchmark): children (paths, weights), parts (column-major),
+    the node's score they sum to and the vetoed models."""
+    paths = [
+        "",
+        *s.config.category_names(),
+        *(f"{c.name}/{b.name}" for c in s.config.categories for b in c.benchmarks),
+    ]
+    out = {}
+    for p in paths:
+        c = scoring.contributions(s, p or None)
+        out[p] = {
+            "children": list(c.children),
+            "weights": c.weights.tolist(),
+            "policy": c.policy,
+            "parts": _flat(c.parts),
+            "score": _flat(c.score[:, None]),
+            "vetoed": [bool(v) for v in c.vetoed],
+        }
+    return out
 
 
 def case(name: str, cfg: mpl.Config, raw, steps, models=None) -> dict[str, Any]:

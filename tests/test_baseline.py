@@ -32,9 +32,9 @@ from dash import no_update
 
 from ml_peg_like import load_dataset
 from ml_peg_like.dashboard.cache import ScoreCache
-from ml_peg_like.dashboard.components import actions
+from ml_peg_like.dashboard.components.controls.toolbar import ExportRequest
+from ml_peg_like.dashboard.components.editing import actions
 from ml_peg_like.dashboard.components.robustness import callbacks as rcb
-from ml_peg_like.dashboard.components.toolbar import ExportRequest
 from ml_peg_like.dashboard.state import (
     Q_BASE,
     encode_changes,

@@ -22,7 +22,7 @@ from browser_utils import CHROMIUM, CHROMIUM_ARGS, require_browser, small_datase
 
 from ml_peg_like import load_dataset, score
 from ml_peg_like.config import Metric
-from ml_peg_like.dashboard.components import compare
+from ml_peg_like.dashboard.components.explore.view import compare
 from ml_peg_like.dashboard.figures import _grid, curve_figure
 from ml_peg_like.dashboard.tables import resolved_params, unresolved_thresholds
 from ml_peg_like.normalisers import apply_normaliser

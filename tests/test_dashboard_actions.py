@@ -14,10 +14,10 @@ from dash import no_update
 from ml_peg_like.config import loads_config
 from ml_peg_like.dashboard import ids
 from ml_peg_like.dashboard.cache import ScoreCache
-from ml_peg_like.dashboard.components import actions, edit
-from ml_peg_like.dashboard.components import explore as explore_view
-from ml_peg_like.dashboard.components.actions import Action, Env, Step
-from ml_peg_like.dashboard.components.sensitivity import EDIT_OUTPUTS, Sensitivity
+from ml_peg_like.dashboard.components.board.sensitivity import EDIT_OUTPUTS, Sensitivity
+from ml_peg_like.dashboard.components.editing import actions, edit
+from ml_peg_like.dashboard.components.editing.actions import Action, Env, Step
+from ml_peg_like.dashboard.components.explore import view as explore_view
 from ml_peg_like.dashboard.state import encode_changes, encode_filters
 from ml_peg_like.raw import RawData
 

@@ -1,4 +1,4 @@
-"""The benchmark figure an edit patches (components/plots.py ``put`` with ``compare.bench_parts``,
+"""The benchmark figure an edit patches (components/explore/plots.py ``put`` with ``compare.bench_parts``,
 the rule of ``figpatch``): after any chain of edits the figure the browser's ``plot-figs`` store
 holds (nothing, a Patch of the parts that changed under the figure's name, or a whole
 {name: figure}) equals the figure built from scratch for the last state; an edit of another
@@ -13,7 +13,7 @@ from patch_utils import apply, size
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import figpatch
-from ml_peg_like.dashboard.components import compare, plots
+from ml_peg_like.dashboard.components.explore.view import compare, plots
 
 BENCH = "Regression/Diabetes"
 MAE = "Regression/Diabetes/MAE"

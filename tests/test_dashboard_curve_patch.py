@@ -1,4 +1,4 @@
-"""The curve an edit patches (components/curve.py ``update``): after any chain of edits the figure
+"""The curve an edit patches (components/board/curve.py ``update``): after any chain of edits the figure
 the browser holds (the first full figure, then each answer applied: nothing, a Patch of the
 parts that changed, or a whole figure) equals the figure built from scratch for the last state,
 points and hover text included; and an edit of a threshold resends far less than the figure."""
@@ -11,7 +11,7 @@ from dash import Patch, no_update
 from patch_utils import apply, size
 
 from ml_peg_like import score
-from ml_peg_like.dashboard.components import curve
+from ml_peg_like.dashboard.components.board import curve
 from ml_peg_like.dashboard.figures import curve_figure
 
 IRIS_ACC = "Classification/Iris/Accuracy"

@@ -47,6 +47,9 @@ def test_demo_loads_with_every_model_and_category(demo):
     wait_column(page, "o", want)
     assert len(want) == len(raw.models) == 20
     for i, c in enumerate(cfg.categories):
+        # a column beyond the grid's width is drawn once scrolled to (AG Grid's documented API)
+        page.evaluate("(c) => dash_ag_grid.getApi('grid').ensureColumnVisible(c)", f"c{i}")
+        page.wait_for_selector(f".ag-cell[col-id='c{i}']")
         got = column(page, f"c{i}")
         assert got == {m: fmt_score(v, cfg.scale) for m, v in s.categories[c.name].items()}
     assert page.locator("h1").inner_text() == cfg.title

@@ -15,7 +15,7 @@ from test_dashboard_browser import goto_view
 
 from ml_peg_like import score
 from ml_peg_like.dashboard import create_app, ids
-from ml_peg_like.dashboard.components import compare
+from ml_peg_like.dashboard.components.explore.view import compare
 from ml_peg_like.dashboard.tables import fmt_score
 
 pytestmark = pytest.mark.browser
@@ -46,7 +46,7 @@ def env(tmp_path_factory):
 FIG = """(id) => { const g = document.querySelector('#' + id + ' .js-plotly-plot');
   if (!g || !g.data) return null;
   return {data: g.data.map(t => ({type: t.type, name: t.name, x: t.x, y: t.y, mode: t.mode,
-                                  customdata: t.customdata})),
+                                  customdata: t.customdata, r: t.r})),
           xtype: (g._fullLayout.xaxis || {}).type, ytype: (g._fullLayout.yaxis || {}).type}; }"""
 
 
@@ -178,8 +178,9 @@ SPY = """() => { window.__plotlyCalls = 0;
 
 
 def test_an_edit_redraws_the_scatter_with_plotly_react(env):
-    """An edit's new scatter reaches the existing graph through Plotly.react (Plotly's documented
-    update), after the table: the points are the edit's and so are the hover texts."""
+    """An edit's new scatter reaches the existing graph as its new `figure` (drawn in the
+    browser, assets/liveexplore.js; dcc.Graph hands it to Plotly.react): the points are the
+    edit's and so are the hover texts."""
     page, cfg, raw = env["page"], env["cfg"], env["raw"]
     page.goto(f"{env['url']}/?v=explore&x=Classification&y=overall")
     figure(page, "explore-graph", lambda f: "Ridge" in points(f))
@@ -195,6 +196,198 @@ def test_an_edit_redraws_the_scatter_with_plotly_react(env):
     new = score(raw, cfg.apply_changes({"Classification": {"weight": 0.8}}))
     texts = [t for c in moved["texts"] if c for t in c if t and "<b>Ridge regression</b>" in t]
     assert texts and f"Overall score: {fmt_score(new.overall['score']['Ridge'])}" in texts[0]
+
+
+LIVE_FIG = """() => { const gd = document.querySelector('#explore-graph .js-plotly-plot');
+  return gd && gd.data ? {data: gd.data.map(t => ({name: t.name, x: t.x, y: t.y, text: t.text || null,
+    customdata: t.customdata || null})), title: gd.layout.title.text} : null; }"""
+
+
+class Held:
+    """The server's callback requests held (not sent on) while it is installed: what the page
+    shows meanwhile was drawn in the browser."""
+
+    def __init__(self, page):
+        self.page, self.routes, self.released = page, [], False
+
+    def _hold(self, route) -> None:
+        if self.released:
+            route.continue_()
+        else:
+            self.routes.append(route)
+
+    def __enter__(self):
+        self.page.route("**/_dash-update-component*", self._hold)
+        return self
+
+    def __exit__(self, *exc):
+        self.released = True
+        for r in self.routes:
+            r.continue_()
+        self.page.unroute("**/_dash-update-component*", self._hold)
+        # the answers arrive: nothing is pending any more
+        self.page.wait_for_function(
+            "(c) => !document.documentElement.classList.contains(c)", arg=ids.PENDING_CLASS
+        )
+
+
+def _close(a, b) -> bool:
+    """Equal texts and structure, numbers within 1e-12 (relative; the engines' last ulps)."""
+    num = (int, float)
+    if isinstance(a, num) and isinstance(b, num) and not isinstance(a, bool | type(None)):
+        return abs(a - b) <= 1e-12 * max(1.0, abs(a))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return set(a) == set(b) and all(_close(a[k], b[k]) for k in a)
+    return a == b
+
+
+def _python_scatter(env, changes, sel: dict) -> dict:
+    """The scatter the Python engine and figure builder make of ``changes``."""
+    from ml_peg_like.dashboard.components.explore import view as view
+
+    cfg, raw = env["cfg"], env["raw"]
+    s = score(raw, cfg.apply_changes(changes))
+    attrs = raw.attributes
+    xq = view.ex.parse_quantity(cfg, sel["x"], attrs)
+    yq = view.ex.parse_quantity(cfg, sel["y"], attrs)
+    names = {m: n for m, n in _names().items() if n != m}
+    fig = view.scatter_figure(
+        s, xq, yq, list(s.models), names, attributes=attrs, colour=sel.get("c", "")
+    )
+    keys = ("name", "x", "y", "text", "customdata")
+    data = [{k: t.get(k) for k in keys} for t in fig["data"]]
+    return json.loads(json.dumps({"data": data, "title": fig["layout"]["title"]["text"]}))
+
+
+def test_an_edit_redraws_the_scatter_in_the_browser_with_no_server_answer(env):
+    """With every server request held, an edit moves the points to the Python engine's scores
+    of the new settings, with the hover texts (ranks), colours and Pareto front Python draws."""
+    page = env["page"]
+    sel = {"x": "raw:Regression/Diabetes/MAE", "y": "overall", "c": "family"}
+    page.goto(f"{env['url']}/?v=explore&x={sel['x']}&y={sel['y']}&c={sel['c']}")
+    figure(page, "explore-graph", lambda f: "Ridge" in points(f))
+    changes: dict = {}
+    shown = []
+    for path, value in (("Classification", 0.5), ("Regression", 3.0), ("Classification", 0.0)):
+        changes.setdefault(path, {})["weight"] = value
+        want = _python_scatter(env, changes, sel)
+        shown.append(want)
+        with Held(page) as held:
+            box = page.locator(f"input[name='{path}.weight']")
+            box.fill(str(value))
+            box.press("Enter")
+            deadline = time.time() + 10
+            got = None
+            while time.time() < deadline:
+                got = page.evaluate(LIVE_FIG)
+                if _close(got, want):
+                    break
+                page.wait_for_timeout(100)
+            assert _close(got, want), (path, got, want)
+            for _ in range(100):  # the changes go to the server, whose answer is held
+                if held.routes:
+                    break
+                page.wait_for_timeout(50)
+            assert held.routes
+            assert page.evaluate(
+                "(c) => document.documentElement.classList.contains(c)", ids.PENDING_CLASS
+            )
+    # the three states differ (each edit moved points)
+    assert shown[0] != shown[1] != shown[2]
+
+
+def test_a_reset_redraws_the_scatter(env):
+    """The changes a reset writes come from the server; the scatter is drawn in the browser
+    from them."""
+    page = env["page"]
+    sel = {"x": "Classification", "y": "overall"}
+    page.goto(f"{env['url']}/?v=explore&x={sel['x']}&y={sel['y']}&s=")
+    figure(page, "explore-graph", lambda f: "Ridge" in points(f))
+    box = page.locator("input[name='Classification.weight']")
+    box.fill("0.25")
+    box.press("Enter")
+    want = _ridge(env["raw"], env["cfg"], 0.25)
+    figure(page, "explore-graph", lambda f: abs(points(f)["Ridge"][1] - want) < 1e-9)
+    page.locator(f"#{ids.RESET_ALL}").click()
+    want = _ridge(env["raw"], env["cfg"], 2.0)  # the config's own weight
+    figure(page, "explore-graph", lambda f: abs(points(f)["Ridge"][1] - want) < 1e-9)
+
+
+def test_a_model_filter_redraws_the_scatter_of_the_shown_models(env):
+    """The model filter's rows come from the server; the scatter of the shown models is drawn
+    in the browser (the server sends no figure for it): Python's scatter of those models."""
+    from ml_peg_like.dashboard.components.explore import view as view
+
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    sel = {"x": "raw:Classification/Iris/Accuracy", "y": "overall"}
+    page.goto(f"{env['url']}/?v=explore&x={sel['x']}&y={sel['y']}")
+    figure(page, "explore-graph", lambda f: "Ridge" in points(f))
+    bodies: list[str] = []
+
+    def grab(r):
+        if "_dash-update-component" in r.url:
+            bodies.append(r.text())
+
+    shown = ["Ridge", "Model/β", "Dummy"]
+    s = score(raw, cfg)
+    xq = view.ex.parse_quantity(cfg, sel["x"], raw.attributes)
+    yq = view.ex.parse_quantity(cfg, sel["y"], raw.attributes)
+    want = view.scatter_figure(s, xq, yq, shown, _names())["data"][0]
+    page.on("response", grab)
+    try:
+        page.evaluate(
+            "([id, v]) => window.dash_clientside.set_props(id, {value: v})",
+            [ids.MODEL_FILTER, shown],
+        )
+        f = figure(page, "explore-graph", lambda f: sorted(points(f)) == sorted(shown))
+    finally:
+        page.remove_listener("response", grab)
+    xy = zip(want["x"], want["y"], strict=True)
+    assert points(f) == dict(zip(want["customdata"], xy, strict=True))
+    sent = [json.loads(b)["response"].get(ids.PLOT_FIGS, {}).get(ids.HELD) for b in bodies]
+    assert bodies and not any(isinstance(d, dict) and "explore" in d for d in sent)
+    page.evaluate(
+        "([id, v]) => window.dash_clientside.set_props(id, {value: v})", [ids.MODEL_FILTER, None]
+    )
+    figure(page, "explore-graph", lambda f: len(points(f)) == 5)
+
+
+def test_an_edit_redraws_the_radar_in_the_browser_with_no_server_answer(env):
+    """The Compare radar of the three best ranked models (none picked): a weight of 0 for
+    Classification changes who they are; with the server's answer held, the radar shows the
+    models and category scores of the Python engine and figure builder; the table follows the
+    server's answer."""
+    page, cfg, raw = env["page"], env["cfg"], env["raw"]
+    page.goto(f"{env['url']}/?v=compare")
+    page.wait_for_selector("#compare-table")
+    change = {"Classification": {"weight": 0}}
+    s = score(raw, cfg.apply_changes(change))
+    names = {m: n for m, n in _names().items() if n != m}
+    before = compare.default_models(score(raw, cfg), list(s.models))
+    after = compare.default_models(s, list(s.models))
+    assert before != after  # Ridge, RandomForest, Model/β -> Ridge, <script>..., Dummy
+    want = json.loads(json.dumps(compare.radar_figure(s, after, names)["data"]))
+    with Held(page):
+        box = page.locator("input[name='Classification.weight']")
+        box.fill("0")
+        box.press("Enter")
+        f = figure(
+            page,
+            "compare-graph",
+            lambda f: (
+                [t["name"] for t in f["data"]] == [t["name"] for t in want]
+                and all(_close(t["r"], w["r"]) for t, w in zip(f["data"], want, strict=True))
+            ),
+        )
+        assert f is not None
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('#compare-table thead th').length === n", arg=4
+    )
+    heads = page.locator("#compare-table thead th").all_inner_texts()
+    assert heads[1:] == [names.get(m, m) for m in after]
+
 
 def test_png_and_svg_downloads(env):
     page = env["page"]
@@ -265,7 +458,7 @@ def _names() -> dict[str, str]:
 
 def test_benchmark_figure_patched_by_edits_equals_the_figure_built_from_scratch(env):
     """Later edits send only what changed of the benchmark figure (a Patch of the plot-figs
-    store, components/plots.py); the graph then shows the figure the engine builds."""
+    store, components/explore/plots.py); the graph then shows the figure the engine builds."""
     page, cfg, raw = env["page"], env["cfg"], env["raw"]
     bodies: list[str] = []
 

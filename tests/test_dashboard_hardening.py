@@ -15,7 +15,7 @@ from test_dashboard_server import _set, edit_payload, post
 from ml_peg_like import dump_config, loads_config, score
 from ml_peg_like.config import Config
 from ml_peg_like.dashboard import create_app, ids
-from ml_peg_like.dashboard.components import settings
+from ml_peg_like.dashboard.components.controls import settings
 from ml_peg_like.dashboard.figures import curve_figure
 from ml_peg_like.dashboard.state import (
     changes_from_upload,

@@ -8,7 +8,7 @@ from browser_utils import GRID_READY, chromium, live_server, require_browser, wr
 
 from ml_peg_like import load_dataset
 from ml_peg_like.dashboard import create_app, ids
-from ml_peg_like.dashboard.components import modelsearch
+from ml_peg_like.dashboard.components.board import modelsearch
 from ml_peg_like.dashboard.state import encode_filters
 
 

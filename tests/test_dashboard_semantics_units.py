@@ -9,8 +9,9 @@ from dash import no_update
 
 import ml_peg_like as mpl
 from ml_peg_like.aggregation import shown_weights
-from ml_peg_like.dashboard.components import policy, viewstate
-from ml_peg_like.dashboard.components.presets import merge_preset
+from ml_peg_like.dashboard.components.controls import policy
+from ml_peg_like.dashboard.components.controls.presets import merge_preset
+from ml_peg_like.dashboard.components.editing import viewstate
 from ml_peg_like.dashboard.state import clean_changes, effective_changes, make_query, parse_query
 
 CFG = """

@@ -18,7 +18,7 @@ from test_dashboard_browser import commit, goto_view, wait_column
 
 from ml_peg_like import config_from_dict, raw_from_frame
 from ml_peg_like.dashboard import create_app, ids
-from ml_peg_like.dashboard.components.sensitivity import interval_text
+from ml_peg_like.dashboard.components.board.sensitivity import interval_text
 from ml_peg_like.sensitivity import stability_intervals
 
 pytestmark = pytest.mark.browser

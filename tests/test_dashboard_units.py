@@ -193,9 +193,9 @@ def test_rows_and_columns_of_each_view(data):
     # a model with no overall score shows a word, never a number
     assert all(r["d"] == (0 if r["o"] is not None else "no score") for r in rows)
     cols = [c["colId"] for c in column_defs(s, "")]
-    assert cols == ["rank", "d", "model", "o", "ds", "cov", "c0", "c1", "c2"]
+    assert cols == ["rank", "d", "model", "o", "ds", "cov", "parts", "c0", "c1", "c2"]
     cols = [c["colId"] for c in column_defs(s, "Classification")]
-    assert cols == ["rank", "d", "model", "o", "ds", "cs", "ccov", "b0", "b1"]
+    assert cols == ["rank", "d", "model", "o", "ds", "cs", "ccov", "parts", "b0", "b1"]
     bench = column_defs(s, "Classification/Iris", show="raw")
     assert [c["colId"] for c in bench][5:] == ["bs", "r0", "r1"]
     assert bench[6]["headerName"] == "Accuracy [fraction]"

@@ -21,7 +21,7 @@ from test_dashboard_server import _set, edit_payload, post
 
 from ml_peg_like.config import MAX_YAML_NODES
 from ml_peg_like.dashboard import create_app
-from ml_peg_like.dashboard.components.toolbar import UPLOAD_TOO_BIG
+from ml_peg_like.dashboard.components.controls.toolbar import UPLOAD_TOO_BIG
 from ml_peg_like.serving import server
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,6 +19,8 @@ import numpy as np
 import pytest
 from browser_utils import chromium, require_browser
 
+import ml_peg_like as mpl
+
 pytestmark = pytest.mark.browser
 
 ENGINE_JS = Path(__file__).resolve().parents[1] / "assets" / "engine.js"
@@ -43,7 +45,17 @@ RUN = """([bundle, stepsJson]) => {
     const reasons = {};
     for (const k of Object.keys(r.reasons)) reasons[k] = arr(r.reasons[k]);
     reasons.metric = arr(mplEngine.metricReasons(board, r.metric));
-    return { metric: arr(r.metric), bench: arr(r.bench), cat: arr(r.cat),
+    const contributions = {};
+    const paths = [""].concat(bundle.categories.map((c) => c.path),
+      ...bundle.categories.map((c) => c.benchmarks.map((b) => b.path)));
+    for (const p of paths) {
+      const c = mplEngine.contributions(board, r, changes, p);
+      contributions[p] = c.errors.length ? { errors: c.errors } : {
+        children: c.children.map((k) => k.path), weights: c.children.map((k) => k.weight),
+        policy: c.policy, parts: arr(c.parts), score: arr(c.score),
+        vetoed: Array.from(c.vetoed, Boolean) };
+    }
+    return { contributions, metric: arr(r.metric), bench: arr(r.bench), cat: arr(r.cat),
              overall: arr(r.overall), coverage: cov, ranks: r.ranks, tied: r.tied,
              vetoed: Array.from(r.vetoed, Boolean), vetoReasons: r.vetoReasons, reasons,
              resolved, warnings: r.warnings };
@@ -110,6 +122,24 @@ def check_step(where: str, got: dict, exp: dict) -> None:
     assert got["vetoed"] == exp["vetoed"], f"{where} vetoed"
     assert got["vetoReasons"] == exp["vetoReasons"], f"{where} veto reasons"
     assert got["warnings"] == exp["warnings"], f"{where} warnings"
+    check_contributions(where, got["contributions"], exp["contributions"])
+
+
+def check_contributions(where: str, got: dict, exp: dict) -> None:
+    """mplEngine.contributions of every node equal to ml_peg_like.scoring.contributions."""
+    assert set(got) == set(exp), f"{where} contribution nodes"
+    for path, e in exp.items():
+        g = got[path]
+        at = f"{where} contributions of {path!r}"
+        assert "errors" not in g, f"{at}: {g.get('errors')}"
+        assert (g["children"], g["weights"], g["policy"]) == (
+            e["children"],
+            e["weights"],
+            e["policy"],
+        ), at
+        _close(f"{at} parts", g["parts"], e["parts"])
+        _close(f"{at} score", g["score"], e["score"])
+        assert g["vetoed"] == e["vetoed"], f"{at} vetoed"
 
 
 def run_cases(page, cases) -> int:
@@ -167,6 +197,39 @@ def test_converted_real_datasets(page, request, tmp_path):
     assert [c["name"] for c in cases] == ["ML-PEG", "ML-PEG full tree", "Matbench Discovery"]
     assert len(cases[1]["bundle"]["metric_columns"]) == 339
     assert run_cases(page, cases) >= 4
+
+
+def test_contributions_of_a_hand_board_and_bad_paths(page):
+    """The hand-worked board of tests/test_contributions.py (a vetoed model, a weight-0 metric
+    and category, a missing value) under both policies and a weight edit; then the paths that
+    have no parts are named as Python names them."""
+    import test_contributions as tc
+
+    cfg = mpl.loads_config(tc.BOARD.format(policy="invalidate"))
+    steps = [{}, {"": {"missing": "skip"}}, {"Surfaces": {"weight": 0.5}, "S2": {"weight": 1}}]
+    case = cc.case("contributions", cfg, np.array(tc.VALUES), steps, models=list(tc.MODELS))
+    assert run_cases(page, [case]) == 3
+    # m1's overall parts by hand (test_contributions): 2 x 0.7625 / 3 and 0.5 / 3
+    parts = page.evaluate(
+        "b => { const bd = mplEngine.prepare(b); const r = mplEngine.score(bd, {});"
+        " const c = mplEngine.contributions(bd, r, {}, ''); return [c.parts[0], c.parts[3]]; }",
+        case["bundle"],
+    )
+    assert parts == pytest.approx([2 * 0.7625 / 3, 0.5 / 3], abs=1e-15)
+    errors = page.evaluate(
+        "b => { const bd = mplEngine.prepare(b); const r = mplEngine.score(bd, {});"
+        " return ['Nope', 'S1/a'].map((p) => mplEngine.contributions(bd, r, {}, p).errors); }",
+        case["bundle"],
+    )
+    assert errors == [
+        [{"where": "Nope", "message": "no category or benchmark at this path"}],
+        [
+            {
+                "where": "Surfaces/S1/a",
+                "message": "a metric has no parts: give a category or a benchmark",
+            }
+        ],
+    ]
 
 
 def test_ranking_rule_on_hand_made_scores(page):

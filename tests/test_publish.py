@@ -90,8 +90,8 @@ def test_publish_writes_every_file_the_page_loads(tmp_path):
     names = {p.name for p in paths}
     assert names == {
         "index.html", "engine.js", "curve.js", "edit.js", "dashAgGridFunctions.js", "site.js",
-        "sitetable.js", "siteexport.js", "siteviews.js", "site.css", "plotly.min.js",
-        "board.json", pub.MARKER,
+        "sitetable.js", "siteexport.js", "siteviews.js", "siteexplore.js", "sitecompare.js",
+        "explorefig.js", "site.css", "plotly.min.js", "board.json", pub.MARKER,
     }  # fmt: skip
     page = _page(out)
     # every script and style sheet the page names is a file of the site (nothing from elsewhere)
@@ -246,3 +246,31 @@ def test_the_dashboard_does_not_load_the_sites_files(tmp_path):
     assert "/assets/site/" not in page and "siteviews" not in page
     # the files exist under the assets folder, so the scan had something to leave out
     assert (assets_dir() / "site" / "siteviews.js").is_file()
+
+
+def test_the_board_holds_the_models_attributes_and_the_metrics_directions(tmp_path):
+    # Explore plots a models.csv column by its kind: numbers (a missing one is null, JSON has
+    # no NaN), ISO dates (as dates, written in full), else categories
+    models_csv = (
+        "model,params,released,family\n"
+        "x,1.5e6,2024-05,linear\n"
+        "</script><img src=x onerror=alert(1)>,,2023-11-02,\n"
+    )
+    cfg, raw = mpl.load_dataset(_dataset(tmp_path, models_csv))
+    site = json.loads(pub.board_json(cfg, raw))["site"]
+    assert site["attributes"] == [
+        {"name": "params", "kind": "number", "values": [1.5e6, None]},
+        {"name": "released", "kind": "date", "values": ["2024-05-01", "2023-11-02"]},
+        {"name": "family", "kind": "category", "values": ["linear", None]},
+    ]
+    # a raw value's direction: good 1 above bad 0 is "higher"
+    assert site["directions"] == {"Cat/B/M": "higher"}
+    lower = CONFIG.replace("{good: 1, bad: 0}", "{good: 0, bad: 1}")
+    (tmp_path / "data" / "config.yml").write_text(lower, encoding="utf-8")
+    cfg, raw = mpl.load_dataset(tmp_path / "data")
+    assert json.loads(pub.board_json(cfg, raw))["site"]["directions"] == {"Cat/B/M": "lower"}
+    # no models.csv: no attributes
+    other = tmp_path / "bare"
+    other.mkdir()
+    cfg, raw = mpl.load_dataset(_dataset(other))
+    assert json.loads(pub.board_json(cfg, raw))["site"]["attributes"] == []

@@ -22,8 +22,11 @@ import pytest
 from browser_utils import COLUMNS, SMALL_CONFIG, VALUES, chromium, require_browser
 
 import ml_peg_like as mpl
+from ml_peg_like import explore as ex
 from ml_peg_like.cli import main
 from ml_peg_like.dashboard import state
+from ml_peg_like.dashboard.components.explore import compare as dash_compare
+from ml_peg_like.dashboard.components.explore import view as dash_explore
 from ml_peg_like.publish import publish
 
 pytestmark = pytest.mark.browser
@@ -446,7 +449,22 @@ def test_converted_ml_peg_ranks_equal_python(site, anchors, tmp_path):
         new = json.dumps(float(m.good) + 0.5 * (float(m.bad) - float(m.good)))
         _edit(other.page, f"{path}/{m.name}.good", new)
         _same(_rows(other.page), _python(s, {f"{path}/{m.name}": {"good": json.loads(new)}}))
+        # Explore and Compare at ML-PEG scale: the first category's scores against the overall,
+        # the three best models' category scores, as Python scores them
+        explore = _explore(s, "?v=explore&x=" + cfg.categories[0].name.replace("/", "%2F"))
+        _scatter_equals_python(explore.page, s, 0)
+        compare = _explore(s, "?v=compare")
+        models, cats = _python_defaults(s)
+        traces = _points(compare.page, "compare-plot")
+        assert len(traces) == len(models) == 3
+        for t, want in zip(traces, cats, strict=True):
+            assert t["r"] == pytest.approx([*want, want[0]], rel=1e-12, abs=1e-15)
+        heads = compare.page.eval_on_selector_all(
+            "#compare-table thead th", "ths => ths.map(t => t.title)"
+        )
+        assert heads[1:] == models
         assert not seen.problems and not other.problems
+        assert not explore.problems and not compare.problems
 
 
 def test_the_board_inside_index_html_scores_the_same(site, tmp_path):
@@ -508,13 +526,9 @@ def test_resets_and_what_needs_serve(site):
     assert page.is_disabled("#reset-all")
     _same(_rows(page), _python(site))
     assert "s" not in parse_qs(urlsplit(page.url).query)
-    # Explore and Compare are the dashboard's: a link to them says where they are
-    ctx = site["browser"].new_context()
-    p2 = ctx.new_page()
-    p2.goto(site["url"] + "?v=explore")
-    p2.wait_for_selector("#board .note", timeout=TIMEOUT)
-    assert "Explore and Compare: ml-peg-like serve" in p2.text_content("#board .note")
+    # Explore and Compare are the site's now: the line of what needs serve no longer names them
     assert "ml-peg-like serve" in page.text_content("#only-serve")
+    assert "Explore" not in page.text_content("#only-serve")
     assert not seen.problems
 
 
@@ -609,3 +623,307 @@ def test_shared_ranks_and_no_rank(site, tmp_path):
         }
         assert rows["r"][1] == pytest.approx(0.3, rel=1e-12)
         assert not seen.problems
+
+
+# ------------------------------------------------------------------ Explore and Compare
+EXPLORED = "() => (window.mplSite.exploreDrawn || 0) >= {}"
+COMPARED = "() => (window.mplSite.compareDrawn || 0) >= {}"
+
+
+def _explore(site, query: str, viewport=None) -> Opened:
+    seen = _open(site, query, viewport) if "v=" not in query else None
+    if seen is None:
+        ctx = site["browser"].new_context(viewport=viewport or {"width": 1280, "height": 800})
+        page = ctx.new_page()
+        seen = Opened(page)
+        page.on("console", lambda m: seen.problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: seen.problems.append(str(e)))
+        page.goto(site["url"] + query)
+    key = EXPLORED if "v=explore" in query else COMPARED
+    seen.page.wait_for_function(key.format(1), timeout=TIMEOUT)
+    return seen
+
+
+def _points(page, plot="explore-plot") -> list[dict]:
+    """The traces Plotly holds in the plot (its graph div's ``data``)."""
+    return page.evaluate(
+        """id => document.getElementById(id).data.map(t => ({
+            name: t.name, mode: t.mode, x: t.x, y: t.y, r: t.r,
+            keys: t.customdata || null, text: t.text || null}))""",
+        plot,
+    )
+
+
+def _commit(page, name: str, text: str, after: int, drawn: str = EXPLORED) -> None:
+    before = page.evaluate("() => window.mplSite.edits")
+    box = page.locator(f"input[name='{name}']")
+    box.fill(text)
+    box.press("Enter")
+    page.wait_for_function(f"() => window.mplSite.edits > {before}", timeout=TIMEOUT)
+    page.wait_for_function(drawn.format(after), timeout=TIMEOUT)
+
+
+def _scatter_equals_python(page, site, x: int, changes=None) -> dict[str, tuple]:
+    """The scatter's points {model: (x, y)} equal the Python engine's (category ``x``'s score
+    against the overall score) for every model that has both."""
+    res = mpl.score(site["raw"], site["cfg"].apply_changes(changes or {}))
+    want = {
+        m: (float(c), float(o))
+        for m, c, o in zip(res.models, res.cat_scores[:, x], res.overall_scores, strict=True)
+        if not (math.isnan(c) or math.isnan(o))
+    }
+    (models,) = [t for t in _points(page) if t["mode"] == "markers"]
+    got = {k: (a, b) for k, a, b in zip(models["keys"], models["x"], models["y"], strict=True)}
+    assert set(got) == set(want)
+    for m, (a, b) in want.items():
+        assert got[m][0] == pytest.approx(a, rel=1e-12, abs=1e-15), m
+        assert got[m][1] == pytest.approx(b, rel=1e-12, abs=1e-15), m
+    return got
+
+
+def test_explore_scatter_is_the_python_engines_scores_and_follows_an_edit(site):
+    seen = _explore(site, "?v=explore&x=Classification&y=overall")
+    page = seen.page
+    got = _scatter_equals_python(page, site, 0)
+    # by hand: Ridge's Iris is (0.8 + 2 * 0.76) / 3 (Accuracy 0.9 and F1 0.88 on [0.5, 1]), its
+    # Wine 1 (0.97 beyond good 0.95); Classification the mean of the two
+    assert got["Ridge"][0] == pytest.approx((2.32 / 3 + 1.0) / 2, rel=1e-12)
+    # kNN has no Regression value (policy invalidate): no overall score, no point
+    assert "kNN" not in got
+    title = page.locator("#explore-plot .gtitle").text_content()
+    assert title.startswith("6 of 7 models (the others lack a value)")
+    # an edit in the view's own boxes (the category weights) redraws it from the live result
+    _commit(page, "Regression.weight", "3", 2)
+    moved = _scatter_equals_python(page, site, 0, {"Regression": {"weight": 3.0}})
+    assert moved["Ridge"][1] != got["Ridge"][1]
+    q = parse_qs(urlsplit(page.url).query)
+    assert q["x"] == ["Classification"] and q["y"] == ["overall"]
+    assert state.decode_changes(q["s"][0]) == {"Regression": {"weight": 3.0}}
+    # an edit made in another view is the scatter's when it opens again
+    page.click("nav#views a:text-is('Regression')")
+    page.wait_for_selector("th[col-id='cs']", timeout=TIMEOUT)
+    page.click("nav#views a:text-is('Explore')")
+    page.wait_for_function(EXPLORED.format(3), timeout=TIMEOUT)
+    _scatter_equals_python(page, site, 0, {"Regression": {"weight": 3.0}})
+    # the model filter: the points of the shown models only
+    page.fill("#model-filter", "forest")
+    page.wait_for_function(EXPLORED.format(4), timeout=TIMEOUT)
+    (points,) = [t for t in _points(page) if t["mode"] == "markers"]
+    assert points["keys"] == ["RandomForest"]
+    assert page.locator("#explore-plot .gtitle").text_content().startswith("1 of 1 models")
+    assert not seen.problems and not seen.dialogs
+
+
+def test_explore_pareto_front_and_names_as_text(site):
+    # raw values: Iris accuracy (higher is better) against Diabetes MAE (lower is better).
+    # By hand: the markup model (0.95, 42) beats every model but RandomForest (0.96, 48), whose
+    # accuracy is higher; kNN has no MAE. The front, by x: the markup model, RandomForest
+    acc, mae = "raw:Classification/Iris/Accuracy", "raw:Regression/Diabetes/MAE"
+    seen = _explore(site, f"?v=explore&x={acc}&y={mae}")
+    page = seen.page
+    traces = _points(page)
+    (front,) = [t for t in traces if t["name"] == "Pareto front"]
+    assert front["x"] == [0.95, 0.96] and front["y"] == [42.0, 48.0]
+    (points,) = [t for t in traces if t["mode"] == "markers"]
+    assert dict(zip(points["keys"], zip(points["x"], points["y"], strict=True), strict=True)) == {
+        m: (v[0], v[3]) for m, v in {**VALUES, XSS: (0.95, 0, 0, 42.0)}.items() if m != "kNN"
+    }
+    # the front is Python's too
+    assert ex.pareto_front(points["x"], points["y"], "higher", "lower") == [
+        points["keys"].index(XSS),
+        points["keys"].index("RandomForest"),
+    ]
+    # the hover names the model by its display name, as text (no element made of the markup)
+    path = page.locator("#explore-plot .scatterlayer .trace:first-child .point").nth(
+        points["keys"].index(XSS)
+    )
+    box = path.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    hover = page.locator("#explore-plot .hoverlayer .hovertext")
+    hover.wait_for(timeout=TIMEOUT)
+    text = hover.text_content()
+    assert text.startswith(XSS + " (shown)")
+    assert "Classification/Iris/Accuracy (raw, fraction): 0.95" in text
+    assert page.evaluate("() => document.querySelectorAll('img').length") == 0
+    # a click on a point opens the model's card
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.locator("#card").wait_for(state="visible", timeout=TIMEOUT)
+    assert page.locator("#card .card-key code").text_content() == XSS
+    # a models.csv column on an axis: only Ridge has a paper (the markup model's is empty); a
+    # category axis, no front (an attribute has no direction)
+    attr = _explore(site, "?v=explore&x=attr:paper&y=overall")
+    (points,) = [t for t in _points(attr.page) if t["mode"] == "markers"]
+    assert points["keys"] == ["Ridge"] and points["x"] == ["https://example.org/ridge"]
+    axis = "() => document.getElementById('explore-plot').layout.xaxis.type"
+    assert attr.page.evaluate(axis) == "category"
+    assert attr.page.locator("#explore-plot .gtitle").text_content() == (
+        "1 of 7 models (the others lack a value) \u00b7 no Pareto front (an attribute has no "
+        "direction)"
+    )
+    assert not seen.problems and not seen.dialogs and not attr.problems
+
+
+def _python_defaults(site, changes=None) -> tuple[list[str], np.ndarray]:
+    """The three best ranked models (board order breaks ties) and the category scores."""
+    res = mpl.score(site["raw"], site["cfg"].apply_changes(changes or {}))
+    ranks = [math.inf if math.isnan(r) else r for r in res.ranks]
+    order = sorted(range(len(res.models)), key=lambda i: (ranks[i], i))[:3]
+    return [res.models[i] for i in order], res.cat_scores[order]
+
+
+def _radar_equals_python(page, site, changes=None) -> list[str]:
+    models, cats = _python_defaults(site, changes)
+    traces = _points(page, "compare-plot")
+    names = {"Ridge": "Ridge regression", XSS: XSS + " (shown)"}
+    assert [t["name"] for t in traces] == [
+        names.get(m, m).replace("<", "&lt;").replace(">", "&gt;") for m in models
+    ]
+    for t, want in zip(traces, cats, strict=True):
+        assert len(t["r"]) == 4  # three categories and the first again (the closed line)
+        assert t["r"] == pytest.approx([*want, want[0]], rel=1e-12, abs=1e-15)
+    return models
+
+
+def _text(part) -> str:
+    """The text a Dash component (or a string) shows: its children's, in order."""
+    if isinstance(part, str):
+        return part
+    kids = getattr(part, "children", None)
+    kids = kids if isinstance(kids, list) else [] if kids is None else [kids]
+    return "".join(_text(k) for k in kids)
+
+
+def _dashboard_table(site, models: list[str], changes=None) -> list[list[str]]:
+    """The dashboard's Compare table (components/explore/compare.py table) as text, row by row."""
+    res = mpl.score(site["raw"], site["cfg"].apply_changes(changes or {}))
+    names = {"Ridge": "Ridge regression", XSS: XSS + " (shown)"}
+    body = dash_compare.table(res, models, names).children[1]
+    return [[_text(td) for td in tr.children] for tr in body.children]
+
+
+def _site_table(page) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        "#compare-table tbody tr",
+        "trs => trs.map(tr => Array.from(tr.children).map(c => c.textContent))",
+    )
+
+
+def test_compare_radar_and_table_are_pythons_and_follow_an_edit(site):
+    seen = _explore(site, "?v=compare")
+    page = seen.page
+    first = _radar_equals_python(page, site)
+    heads = page.eval_on_selector_all("#compare-table thead th", "ths => ths.map(t => t.title)")
+    assert heads[1:] == first
+    assert _site_table(page) == _dashboard_table(site, first)
+    _commit(page, "Classification.weight", "0.1", 2, COMPARED)
+    again = _radar_equals_python(page, site, {"Classification": {"weight": 0.1}})
+    assert again != first  # the edit changed the three best
+    # the table, text for text, is the one the dashboard draws for these settings
+    assert _site_table(page) == _dashboard_table(site, again, {"Classification": {"weight": 0.1}})
+    # picked models: the table's differences to the first, worked out by hand. Regression:
+    # Ridge (70 - 45) / 30 and 0.5 / 0.6; RandomForest 22 / 30 and 0.45 / 0.6: -0.0917
+    page.goto(site["url"] + "?v=compare&models=Ridge,RandomForest")
+    page.wait_for_function(COMPARED.format(1), timeout=TIMEOUT)
+    row = page.locator("#compare-table tr[data-path='Regression'] td")
+    assert row.nth(0).text_content() == "0.833"
+    assert row.nth(1).text_content() == "0.742 (-0.0917)"
+    assert "down" in row.nth(1).locator(".cmp-diff").get_attribute("class")
+    raw = page.locator("#compare-table tr[data-path='Regression/Diabetes/MAE'] td .cmp-raw")
+    assert raw.all_text_contents() == ["45 mg/dL", "48 mg/dL"]
+    # a model added in the picker joins the link; a removed one leaves it
+    page.select_option("#cmp-add", "kNN")
+    page.wait_for_function(COMPARED.format(2), timeout=TIMEOUT)
+    assert parse_qs(urlsplit(page.url).query)["models"] == ["Ridge,RandomForest,kNN"]
+    page.click("button[aria-label='Remove Ridge regression from the comparison']")
+    page.wait_for_function(COMPARED.format(3), timeout=TIMEOUT)
+    assert parse_qs(urlsplit(page.url).query)["models"] == ["RandomForest,kNN"]
+    assert [t["name"] for t in _points(page, "compare-plot")] == ["RandomForest", "kNN"]
+    assert not seen.problems
+
+
+def test_explore_and_compare_links_round_trip_with_the_dashboard(site):
+    changes = {"Regression": {"weight": 3.0}, IRIS_ACC: {"bad": 0.92}}
+    sel = {"x": "Regression/Diabetes/MAE", "y": "raw:Regression/Diabetes/R2", "c": "paper",
+           "axes": "linear", "models": []}  # fmt: skip
+    # the dashboard's link (state.make_query + explore.query_tail) opens the same scatter
+    link = dash_explore.query_tail(state.make_query(changes, "explore"), "explore", sel)
+    seen = _explore(site, link)
+    page = seen.page
+    assert page.input_value("#ex-x") == sel["x"] and page.input_value("#ex-y") == sel["y"]
+    assert page.input_value("#ex-c") == "paper" and page.is_checked("#ex-axes-linear")
+    res = mpl.score(site["raw"], site["cfg"].apply_changes(changes))
+    traces = [t for t in _points(page) if t["mode"] == "markers"]
+    j = list(site["cfg"].metric_paths()).index("Regression/Diabetes/MAE")
+    for t in traces:  # coloured by paper: a trace per value
+        for k, x in zip(t["keys"], t["x"], strict=True):
+            assert x == pytest.approx(res.metric_scores[res.models.index(k), j], rel=1e-12)
+    # a short path in a link is its full form (the config's rule)
+    short = _explore(site, "?v=explore&x=Diabetes/MAE&y=Iris")
+    assert short.page.input_value("#ex-x") == "Regression/Diabetes/MAE"
+    assert short.page.input_value("#ex-y") == "Classification/Iris"
+    # a new choice is a new link, in the dashboard's keys; the dashboard's parts come back
+    page.select_option("#ex-y", "rank")
+    page.wait_for_function(EXPLORED.format(2), timeout=TIMEOUT)
+    q = parse_qs(urlsplit(page.url).query)
+    assert q["v"] == ["explore"] and q["x"] == [sel["x"]] and q["y"] == ["rank"]
+    assert q["c"] == ["paper"] and q["axes"] == ["linear"]
+    assert state.decode_changes(q["s"][0]) == changes
+    # ... and the site's link is the dashboard's, key for key (the changes' JSON writes 3.0 as
+    # the browser's 3: compared decoded, above)
+    want = parse_qs(
+        dash_explore.query_tail(
+            state.make_query(changes, "explore"), "explore", {**sel, "y": "rank"}
+        )[1:]
+    )
+    assert {k: v for k, v in q.items() if k != "s"} == {k: v for k, v in want.items() if k != "s"}
+    # the redrawn view gives the focus back to the box that changed; back is the former choice
+    assert page.evaluate("() => document.activeElement.id") == "ex-y"
+    page.go_back()
+    page.wait_for_function(EXPLORED.format(3), timeout=TIMEOUT)
+    assert page.input_value("#ex-y") == sel["y"]
+    assert parse_qs(urlsplit(page.url).query)["y"] == [sel["y"]]
+    # an unknown quantity falls back to the first choices (as the dashboard does)
+    odd = _explore(site, "?v=explore&x=nope&y=raw:Classification")
+    assert odd.page.input_value("#ex-x") == "Classification"
+    assert odd.page.input_value("#ex-y") == "overall"
+    # Compare: the models of a dashboard link, in its order
+    cmp = _explore(site, "?v=compare&models=kNN,Ridge,nobody")
+    assert [t["name"] for t in _points(cmp.page, "compare-plot")] == ["kNN", "Ridge regression"]
+    assert parse_qs(urlsplit(cmp.page.url).query)["models"] == ["kNN,Ridge,nobody"]
+    assert not seen.problems and not short.problems and not cmp.problems
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_explore_and_compare_no_serious_accessibility_violation(site, theme):
+    pytest.importorskip("axe_playwright_python", reason="pip install axe-playwright-python")
+    from axe_playwright_python.sync_playwright import Axe
+
+    for query, drawn in (("?v=explore&x=Classification&c=paper", EXPLORED),
+                         ("?v=compare&models=Ridge,kNN", COMPARED)):  # fmt: skip
+        ctx = site["browser"].new_context(color_scheme=theme)
+        page = ctx.new_page()
+        page.goto(site["url"] + query)
+        page.wait_for_function(drawn.format(1), timeout=TIMEOUT)
+        assert page.get_attribute("html", "data-theme") == theme
+        found = Axe().run(page).response["violations"]
+        serious = [v["id"] for v in found if v["impact"] in ("critical", "serious")]
+        assert serious == [], (query, serious)
+        ctx.close()
+
+
+@pytest.mark.parametrize(
+    "query", ["?v=explore&x=raw:Regression/Diabetes/MAE&c=paper", "?v=compare"]
+)
+def test_explore_and_compare_readable_at_390_px(site, query, tmp_path):
+    seen = _explore(site, query, viewport={"width": 390, "height": 800})
+    page = seen.page
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    plot = "#explore-plot" if "explore" in query else "#compare-plot"
+    box = page.locator(plot + " .main-svg").first.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    # the title and the axis titles are inside the plot (on a phone the title takes two lines)
+    for part in page.locator(plot + " .gtitle, " + plot + " .xtitle").all():
+        b = part.bounding_box()
+        assert b["x"] >= 0 and b["x"] + b["width"] <= 390, part.text_content()
+    page.screenshot(path=str(tmp_path / "narrow.png"), full_page=True)
+    assert not seen.problems

@@ -19,7 +19,7 @@ from test_sensitivity import MODELS, VALUES, _row, example_cfg
 
 import ml_peg_like as mpl
 from ml_peg_like.dashboard import create_app, ids
-from ml_peg_like.dashboard.components import sensitivity as sens
+from ml_peg_like.dashboard.components.board import sensitivity as sens
 from ml_peg_like.scoring import score_values
 from ml_peg_like.sensitivity import families, walk, what_if, what_if_of
 

@@ -21,6 +21,7 @@
   var S = {
     bundle: null, site: null, board: null, res: null, base: null, delta: null,
     changes: {}, view: "", metric: "", filter: null, filterText: "", show: "raw", sort: null,
+    params: {},
     index: null, edits: 0, views: {}, pages: {}, listeners: [], problems: {}
   };
   window.mplSite = S;
@@ -203,8 +204,14 @@
                sort: parseSort(q.get(Q.sort)), problem: "" };
     var policy = q.get(Q.missing);
     var known = Object.keys(Q).map(function (k) { return Q[k]; });
+    var mine = pageKeys();
+    // the views of their own's keys (Explore's x, y, c, axes; Compare's models)
+    st.params = {};
+    mine.forEach(function (k) { if (q.has(k)) st.params[k] = q.get(k); });
     // what the site does not show (the dashboard's pinned baseline, its digits): kept in links
-    st.extra = Array.from(q.entries()).filter(function (kv) { return known.indexOf(kv[0]) < 0; });
+    st.extra = Array.from(q.entries()).filter(function (kv) {
+      return known.indexOf(kv[0]) < 0 && mine.indexOf(kv[0]) < 0;
+    });
     return decodeJson(q.get(Q.state) || "").then(linkChanges, function (e) {
       st.problem = "the settings in the link are not readable (" + e.message + ")";
       return {};
@@ -222,6 +229,13 @@
       return st;
     });
   };
+
+  // the query keys the views of their own read (module.keys)
+  function pageKeys() {
+    var out = [];
+    Object.keys(S.pages).forEach(function (name) { out = out.concat(S.pages[name].keys || []); });
+    return out;
+  }
 
   function canonicalView(v) {
     if (!v || own.call(S.pages, v)) return v;
@@ -253,6 +267,11 @@
     if (st.filterText) q.set(Q.filter, st.filterText);
     if (st.show && st.show !== "raw") q.set(Q.show, st.show);
     if (st.sort) q.set(Q.sort, st.sort.col + "." + st.sort.dir);
+    // the open view of its own adds its selection, as the dashboard does (after the rest)
+    var page = own.call(S.pages, st.view || "") ? S.pages[st.view] : null;
+    if (page && page.query) {
+      page.query(st.params || {}, st).forEach(function (kv) { q.append(kv[0], kv[1]); });
+    }
     (st.extra || []).forEach(function (kv) { q.append(kv[0], kv[1]); });
     var text = q.toString();
     return text ? "?" + text : "";
@@ -318,8 +337,9 @@
     drawCrumbs();
     drawViews();
     if (page) {
-      S.viewPaths = null; // a view of its own has no boxes
+      S.viewPaths = null; // a view of its own has boxes only when it says so (settings)
       page.render($("board"), S);
+      if (page.settings) S.drawSettings(page);
       $("curve").hidden = true;
     } else {
       var kind = viewKind();
@@ -375,6 +395,7 @@
     var trail = [];
     if (entry && entry.kind === "benchmark") trail = [entry.cat, entry.node];
     else if (entry && entry.kind === "category") trail = [entry.node];
+    else if (own.call(S.pages, S.view)) trail = [{ name: S.pages[S.view].title }];
     trail.forEach(function (n, k) {
       nav.appendChild(document.createTextNode(" \u203a "));
       if (k === trail.length - 1) nav.appendChild(S.el("span", { "aria-current": "page" }, n.name));
@@ -397,7 +418,8 @@
     Object.keys(S.pages).forEach(function (name) {
       if (S.pages[name].hidden) return;
       var li = S.el("li", { class: "page" });
-      li.appendChild(S.link({ view: name, metric: "" }, S.pages[name].title));
+      li.appendChild(S.link({ view: name, metric: "" }, S.pages[name].title,
+                            { "aria-current": S.view === name ? "page" : null }));
       list.appendChild(li);
     });
     nav.appendChild(list);
@@ -506,6 +528,7 @@
     S.show = st.show === "score" ? "score" : "raw";
     S.sort = st.sort;
     S.extra = st.extra;
+    S.params = st.params || {};
     var problems = rescore(st.changes);
     if (problems.length) {
       rescore({});

@@ -410,6 +410,7 @@
     }
     return plotly;
   }
+  S.loadPlotly = loadPlotly; // the views that draw a plot share the one file
 
   function paramsAt(res, j) {
     var out = {};

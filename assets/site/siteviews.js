@@ -119,15 +119,4 @@
     var board = document.getElementById("board");
     board.insertBefore(b, board.firstChild);
   });
-
-  // Explore and Compare need Python (ml-peg-like serve): a link to them says so
-  ["explore", "compare"].forEach(function (name) {
-    S.definePage(name, {
-      title: name.charAt(0).toUpperCase() + name.slice(1), hidden: true,
-      render: function (box, s) {
-        box.appendChild(s.el("p", { class: "note" }, "Explore and Compare: ml-peg-like serve " +
-                             "(this published page has the tables, the settings and the curve)."));
-      }
-    });
-  });
 })();

@@ -25,26 +25,14 @@ from ..serving.jobs import make_manager
 from ..serving.server import MAX_REQUEST_BYTES, MAX_UPLOAD_BYTES, add_health, harden, hide_versions
 from ..support.resources import assets_dir
 from . import a11y, firstpage, firstview, ids
+from . import contrib as contrib_colours
 from .cache import ScoreCache
-from .components import (
-    baseline,
-    curve,
-    edit,
-    grid,
-    liveedit,
-    modelcard,
-    modelsearch,
-    navigation,
-    page,
-    policy,
-    restore,
-    settings,
-    theme,
-    toolbar,
-    viewstate,
-)
-from .components import explore as explore_view
-from .components import sensitivity as sens_view
+from .components import page
+from .components.board import baseline, contrib, curve, grid, modelcard, modelsearch, navigation
+from .components.board import sensitivity as sens_view
+from .components.controls import policy, restore, settings, theme, toolbar
+from .components.editing import edit, liveedit, viewstate
+from .components.explore import view as explore_view
 from .components.robustness import callbacks as robustness_callbacks
 from .components.robustness import layout as robustness_layout
 from .state import Q_SORT
@@ -70,6 +58,7 @@ def _with_names(index_string: str, bundle: str) -> str:
         upload_max=MAX_UPLOAD_BYTES,
         upload_too_big=toolbar.UPLOAD_TOO_BIG,
         score_stops=firstview.SCORE_STOPS,
+        parts_palette=contrib_colours.PARTS_PALETTE,
     )
     script = "<script>" + names + "</script>" + bundle
     page = index_string.replace("{%scripts%}", script + "\n            {%scripts%}", 1)
@@ -102,7 +91,7 @@ def create_app(
     per-user directory). The app exposes ``app.score_cache`` (the ScoreCache) and
     ``app.robustness_manager`` (the manager, None without the view).
     ``sensitivity``: show the boxes' stability intervals, the dominance marks, the curve's bands
-    and the "what would put this model first?" picker (components/sensitivity.py).
+    and the "what would put this model first?" picker (components/board/sensitivity.py).
     """
     cache = ScoreCache(config, raw)
     scores = cache.default_scores
@@ -158,6 +147,7 @@ def create_app(
             dcc.Store(id=ids.DOMINATED, data=table_dominated(sv)),  # invisible: grid stays last
             *liveedit.stores(),
             policy.layout(scores),
+            contrib.layout(config),  # the legend of the breakdown bars
             *grid.layout(cols, grid.index_rows(cache.models, cache.display), len(raw.models)),
         ],
         head_tools=theme.controls(),
@@ -192,6 +182,7 @@ def create_app(
     viewstate.register(app, Q_SORT)
     curve.register(app)
     modelcard.register(app, cache)
+    contrib.register(app)
     toolbar.register(app, cache)
     explore_view.register(app, cache)
     on_changes = None
@@ -209,7 +200,7 @@ def create_app(
     baseline.register(app)
     if large:
         modelsearch.register(app, cache)
-    restore.register(app)  # the last settings, remembered by the browser (components/restore.py)
+    restore.register(app)  # the last settings, remembered by the browser (components/controls/restore.py)
     if sens:
         sens_view.register(app, cache)
     harden(app.server)

@@ -48,7 +48,7 @@ SCORE_STOPS: tuple[tuple[float, tuple[int, int, int]], ...] = (
 #: the ``elementtiming`` name of the best model's overall score: the browser's Element Timing
 #: entry of that name says when the first view's ranking was painted (the benchmarks read it)
 PAINT_MARK = "mpl-first-rows"
-#: the grid's selection column (its tick boxes; ``components/compare.py``)
+#: the grid's selection column (its tick boxes; ``components/explore/compare.py``)
 TICK_WIDTH = 40
 #: AG Grid's width of a column that gives none
 DEFAULT_WIDTH = 200
@@ -118,8 +118,8 @@ def _cell(col: Mapping[str, Any], row: Mapping[str, Any], scale: float, mark: st
             style = f"--c:{score_colour(value)}"
     elif fmt == "fmtCoverage":
         text = fmt_coverage(value)
-    elif value is None:
-        text = numfmt.MISSING_TEXT
+    elif value is None:  # (the breakdown bar: drawn by the grid alone)
+        text = "" if field == ids.COL_CONTRIB else numfmt.MISSING_TEXT
     else:
         text = str(value)
     attrs = f' class="{escape(klass)}"' if klass else ""

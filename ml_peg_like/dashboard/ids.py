@@ -45,6 +45,10 @@ RANK_SHOWN = "rank-shown"  # rank within the shown models (a checklist)
 MODEL_CARD = "model-card"  # the model card (filled when a model's cell is clicked)
 MODEL_CARD_BODY = "model-card-body"
 MODEL_CARD_CLOSE = "model-card-close"
+CONTRIB_LEGEND = "contrib-legend"  # the legend of the breakdown bars (components/board/contrib.py)
+#: the model card's breakdown, filled in the browser (assets/contrib.js) from the live result
+CLASS_CONTRIB_CARD = "contrib-card"
+ATTR_CONTRIB_MODEL = "data-model"
 THEME_TOGGLE = "theme-toggle"  # light / dark (the browser keeps the choice)
 MENU_TOGGLE = "menu-toggle"  # the sidebar's menu button on narrow screens
 TOOLS_TOGGLE = "tools-toggle"  # the toolbar's button on narrow screens (folds it away)
@@ -55,7 +59,7 @@ POLICY_OVERRIDES = "policy-overrides"  # the categories that override the policy
 NO_SCORE = "no-score"  # the line above the table: how many models have no overall score, why
 #: the robustness view's tau line (the main callback fills it in the same response)
 ROB_TAU = "rob-tau"
-#: the pinned baseline (components/baseline.py): the store ``{changes, n, pinned[, result]}`` or
+#: the pinned baseline (components/board/baseline.py): the store ``{changes, n, pinned[, result]}`` or
 #: None (the published settings), its buttons, the line that names it and the readable list of
 #: the changes shown
 BASE = "baseline"
@@ -64,7 +68,7 @@ BASE_UNPIN = "baseline-unpin"
 BASE_TEXT = "baseline-text"
 CHANGES_LIST = "changes-list"
 CHANGES_LABEL = "changes-label"
-#: the sensitivity panel: "what would put this model first?" (components/sensitivity.py)
+#: the sensitivity panel: "what would put this model first?" (components/board/sensitivity.py)
 SENS_PANEL = "sens-panel"
 #: store {box name: stability interval text} of the view's boxes, written into their holders
 #: by assets/sensitivity.js (one output per edit, not one per box)
@@ -95,16 +99,17 @@ ROB_REQUEST = "rob-request"  # store: the Run request {"n": clicks, "r": nonce}
 ROB_META = "rob-meta"  # store: what the shown analysis ran on
 ROB_TOKEN = "rob-token"  # store: the name of the page's data (callbacks.engine_token)
 ROB_TEXTS = "rob-texts"  # store: texts the browser-side callbacks show
-#: "come back to your work" (components/restore.py, assets/restore.js): the line offering the
+#: "come back to your work" (components/controls/restore.py, assets/restore.js): the line offering the
 #: settings the browser remembers, its text and its two buttons
 RESTORE = "restore"
 RESTORE_TEXT = "restore-text"
 RESTORE_YES = "restore-yes"
 RESTORE_NO = "restore-no"
 
-#: the Explore and Compare views (components/explore.py, compare.py) and the benchmark figure
+#: the Explore and Compare views (components/explore/view.py, compare.py) and the benchmark figure
 PAGE_EXPLORE = "explore"  # their view names (``?v=explore``, ``?v=compare``)
 PAGE_COMPARE = "compare"
+PLOT_EXPLORE, PLOT_COMPARE = "explore", "compare"  # their plots' names (``plot_graph``)
 EXPLORE_WRAP = "explore-wrap"
 EXPLORE_X = "explore-x"
 EXPLORE_Y = "explore-y"
@@ -113,9 +118,9 @@ EXPLORE_AXES = "explore-axes"
 EXPLORE_HOLDER = "explore-holder"
 EXPLORE_GRAPH = "explore-graph"
 EXPLORE_CARD = "explore-card"
-#: a hidden element whose ``ATTR_FIG`` attribute holds an edit's update of the scatter (JSON);
-#: assets/plots.js draws it after the browser has painted the table
-EXPLORE_NEXT = "explore-next"
+#: a holder (``HELD``) of the scatter's selection as the browser draws it after an edit
+#: (``components/explore/view.py`` ``scatter_spec``, ``assets/liveexplore.js``)
+EXPLORE_SPEC = "explore-spec"
 COMPARE_WRAP = "compare-wrap"
 COMPARE_MODELS = "compare-models"
 COMPARE_OPEN = "compare-open"  # the "Compare (n)" button above the grid
@@ -127,7 +132,7 @@ COMPARE_TABLE = "compare-table"
 COMPARE_TABLE_HOLDER = "compare-table-holder"
 BENCH_FIG_HOLDER = "bench-fig-holder"
 BENCH_FIG = "bench-fig"
-PLOT_FIGS = "plot-figs"  # holder: {plot name: figure} of the plots that exist (components/plots.py)
+PLOT_FIGS = "plot-figs"  # holder: {plot name: figure} of the plots that exist (components/explore/plots.py)
 PLOT_SIG = "plot-sig"  # holder: {plot name: signature} of what plot-figs holds (edits patch it)
 
 #: the exports: ``download(kind)`` is the dcc.Download, ``download_button(kind)`` its button
@@ -154,8 +159,8 @@ WANT = "want"  # a navigation request written in the browser
 HDR = "hdr"  # a click on a column header's name
 TREE = "tree"  # what the browser's navigation needs (see components/navigation.tree_store)
 FIG = "fig"  # holder: the curve's next figure
-CURVE_SIG = "curve-sig"  # holder: what FIG holds (components/curve.py: edits patch it)
-SORT = "sort"  # the grid's sort as the URL writes it (components/viewstate.py), set in the browser
+CURVE_SIG = "curve-sig"  # holder: what FIG holds (components/board/curve.py: edits patch it)
+SORT = "sort"  # the grid's sort as the URL writes it (components/editing/viewstate.py), set in the browser
 
 # ------------------------------------------------------------------------------------------------
 # pattern-matching ids: {"type": T_..., KEY: ...}
@@ -247,6 +252,7 @@ COL_COVERAGE = "cov"
 COL_CAT_SCORE = "cs"
 COL_CAT_COVERAGE = "ccov"
 COL_BENCH_SCORE = "bs"
+COL_CONTRIB = "parts"  # the breakdown bars (dashboard/contrib.py)
 #: header classes of the columns whose name opens a view (drill) or plots a curve (metric)
 CLASS_DRILL = "drill"
 CLASS_METRIC = "metric"
@@ -254,13 +260,12 @@ CLASS_METRIC = "metric"
 #: sort a second one), registered under this name in ``window.dashAgGridComponentFunctions``
 HEADER_COMPONENT = "MplHeader"
 #: the grid's listener of its first rows (``assets/dashAgGridFunctions.js``), given to the grid
-#: as an event listener (``components/grid.py``)
+#: as an event listener (``components/board/grid.py``)
 FIRST_ROWS_LISTENER = "mplFirstRows(params)"
-#: a plot's download buttons (PNG / SVG, ``components/plots.py`` and ``assets/plots.js``)
+#: a plot's download buttons (PNG / SVG, ``components/explore/plots.py`` and ``assets/plots.js``)
 CLASS_PLOT_DL = "plot-dl"
 CLASS_INTERVAL = "sens-iv"  # the holder of a box's interval text
 ATTR_BOX = "data-box"  # on an interval holder: its box's name (``box_name``)
-ATTR_FIG = "data-fig"  # on EXPLORE_NEXT: the scatter's update (JSON)
 #: the prop of a "holder" (``plots.holder``: a hidden element, not a dcc.Store) that holds what
 #: an edit writes for the browser (a figure) or for the next request (a signature)
 HELD = "data-held"
@@ -312,12 +317,14 @@ def js_names(
     upload_max: int = 0,
     upload_too_big: str = "",
     score_stops: Any = (),
+    parts_palette: Any = (),
 ) -> dict[str, Any]:
     """The names ``assets/*.js`` use (``window.mplNames``); a test checks they use no other.
     ``reasons``: reason code of a missing cell -> its tooltip (``tables.REASON_BY_CODE``);
     ``upload_max``, ``upload_too_big``: the settings upload's limit in bytes and why a larger
     file is refused (``assets/upload.js``); ``score_stops``: the grid's colour scale
-    (``firstview.SCORE_STOPS``)."""
+    (``firstview.SCORE_STOPS``); ``parts_palette``: the breakdown bars' colours
+    (``contrib.PARTS_PALETTE``)."""
     return {
         "status": STATUS,
         "firstView": FIRST_VIEW,
@@ -342,8 +349,10 @@ def js_names(
         "keyIndex": KEY_INDEX,
         "plotDownload": CLASS_PLOT_DL,
         "exploreGraph": EXPLORE_GRAPH,
-        "exploreNext": EXPLORE_NEXT,
-        "figAttr": ATTR_FIG,
+        "explorePlot": plot_graph(PLOT_EXPLORE),
+        "comparePlot": plot_graph(PLOT_COMPARE),
+        "compareGraph": COMPARE_GRAPH,
+        "pageExplore": PAGE_EXPLORE,
         "navItemsAttr": ATTR_NAV_ITEMS,
         "navPathAttr": ATTR_NAV_PATH,
         "compareMax": COMPARE_MAX,
@@ -384,6 +393,9 @@ def js_names(
         "sidebar": SIDEBAR,
         "reasons": dict(reasons or {}),
         "digits": SCORE_DIGITS,
+        "contribCard": CLASS_CONTRIB_CARD,
+        "contribModelAttr": ATTR_CONTRIB_MODEL,
+        "contribPalette": list(parts_palette),
     }
 
 

@@ -21,7 +21,7 @@ from .. import aggregation as agg
 from ..config import Benchmark, Category, Config, Metric, ModelRef
 from ..numfmt import MISSING_TEXT, fmt_raw, fmt_score  # noqa: F401 (re-exported)
 from ..scoring import Scores, rank_change, rank_ties
-from . import ids
+from . import contrib, ids
 from .reasoncodes import level_reasons
 from .rowblock import RowTable
 
@@ -383,7 +383,9 @@ def column_defs(
             )
         )
     node = view_node(cfg, view)
+    bars = contrib.column(cfg, view)  # the breakdown bars (overview and category views)
     if node is None:
+        cols += [bars] if bars else []
         for i, c in enumerate(cfg.categories):
             klass = (
                 ids.CLASS_DRILL
@@ -428,6 +430,7 @@ def column_defs(
                     f"Share of the weight of {node.name} with data",
                 )
             )
+        cols += [bars] if bars else []
         for b in node.benchmarks:
             k = Layout(cfg).bench_index[b.name]
             bp = f"{path}/{b.name}"

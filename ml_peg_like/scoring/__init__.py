@@ -2,6 +2,7 @@
 
 * :mod:`.plan`: the config compiled to arrays; threshold resolution; normalisation.
 * :mod:`.scores`: :class:`Scores`, :func:`score`, :func:`score_values`.
+* :mod:`.contributions`: :func:`contributions` (each child's share of a node's score).
 * :mod:`.ranks`: the ranking rule (:data:`RANK_RTOL`, :func:`rank_desc`, :func:`rank_ties`,
   :func:`rank_rows`, :func:`scores_tie`) and :func:`rank_change` (arrows or a word) and
   :func:`score_change` (the overall score's difference).
@@ -9,6 +10,7 @@
 The weighted means and the missing-data policy are :mod:`ml_peg_like.aggregation`'s.
 """
 
+from .contributions import Contributions, contributions
 from .plan import Plan, compile_config, normalise, resolve_threshold
 from .ranks import (
     NEW,
@@ -32,10 +34,12 @@ __all__ = [
     "NEW",
     "NO_SCORE",
     "RANK_RTOL",
+    "Contributions",
     "Plan",
     "Scores",
     "apply_vetoes",
     "compile_config",
+    "contributions",
     "largest_change",
     "not_below",
     "normalise",

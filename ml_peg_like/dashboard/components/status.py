@@ -1,4 +1,4 @@
-"""The status line's messages of an edit (components/edit.py): a short text with its kind
+"""The status line's messages of an edit (components/editing/edit.py): a short text with its kind
 ("ok", "warn", "err") as the class the page styles."""
 
 from __future__ import annotations

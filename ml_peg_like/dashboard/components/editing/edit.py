@@ -40,14 +40,14 @@ from typing import Any
 from dash import ALL, Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from ...bundle import result_of
-from ...config import Config
-from ...errors import ConfigError
-from ...numfmt import SCORE_DIGITS, clean_digits
-from .. import ids
-from ..cache import ScoreCache
-from ..figures import curve_figure
-from ..state import (
+from ....bundle import result_of
+from ....config import Config
+from ....errors import ConfigError
+from ....numfmt import SCORE_DIGITS, clean_digits
+from ... import ids
+from ...cache import ScoreCache
+from ...figures import curve_figure
+from ...state import (
     Q_BASE,
     Q_DIGITS,
     Q_SHOW,
@@ -62,17 +62,19 @@ from ..state import (
     parse_query,
     same_query,
 )
-from ..tables import canonical_view, column_defs, resolved_params, threshold_problems
-from . import actions, curve, grid, modelsearch, navigation, policy, settings, toolbar
-from . import explore as explore_view
+from ...tables import canonical_view, column_defs, resolved_params, threshold_problems
+from ..board import contrib, curve, grid, modelsearch, navigation
+from ..board.sensitivity import EDIT_INPUTS as SENS_INPUTS
+from ..board.sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
+from ..board.sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
+from ..board.sensitivity import Sensitivity
+from ..board.sensitivity import labels as whatif_labels
+from ..controls import policy, settings, toolbar
+from ..controls.inputs import attr_selection, boxes_of, same_as_shown, text
+from ..explore import view as explore_view
+from ..status import threshold_status
+from . import actions
 from .actions import MAX_QUERY_CHARS
-from .inputs import attr_selection, boxes_of, same_as_shown, text
-from .sensitivity import EDIT_INPUTS as SENS_INPUTS
-from .sensitivity import EDIT_OUTPUTS as SENS_OUTPUTS
-from .sensitivity import WILDCARD_OUTPUTS as SENS_WILDCARD
-from .sensitivity import Sensitivity
-from .sensitivity import labels as whatif_labels
-from .status import threshold_status
 from .viewstate import apply_sort, sort_text
 
 MAX_BOXES = 5000  # boxes on one view (3 per metric of the largest benchmark, with room)
@@ -94,7 +96,7 @@ OnChanges = Callable[[Changes, Changes | None], str | None]
 TAU_OUTPUT = dict(tau=Output(ids.ROB_TAU, "children"))
 #: a board the browser cannot score (liveedit.page_bundle): the scores of the answer's changes
 LIVE_OUTPUT = dict(live_result=Output(ids.LIVE_RESULT, "data"))
-#: a large board (components/modelsearch.py): a link's picked models come with their options
+#: a large board (components/board/modelsearch.py): a link's picked models come with their options
 PICKS_OUTPUT = dict(pick_options=Output(ids.MODEL_FILTER, "options", allow_duplicate=True))
 
 OUTPUTS = dict(
@@ -107,6 +109,7 @@ OUTPUTS = dict(
     answered=Output(ids.ANSWERED, "data"),
     cols=Output(ids.GRID, "columnDefs"),
     colsig=Output(ids.COLSIG, "data"),
+    contrib_legend=Output(ids.CONTRIB_LEGEND, "children"),  # the breakdown bars' legend
     settings=Output(ids.SETTINGS, "children"),
     box_value=Output(BOX, "value"),
     box_class=Output(BOX, "className"),
@@ -392,6 +395,7 @@ def _grid_part(a: Answer) -> dict[str, Any]:
     sig = grid.colsig(cols)
     if sig != a.req.kw["colsig"]:
         out["cols"], out["colsig"] = cols, sig
+        out["contrib_legend"] = contrib.legend(a.scores.config, s.view)
     return out
 
 
@@ -463,6 +467,7 @@ def _explore_part(a: Answer) -> dict[str, Any]:
         view_changed=a.view_changed,
         graphs=explore_view.plots.existing(a.req.kw["plot_graphs"]),
         held=a.req.kw["plot_sig"],
+        selection_changed=explore_view.new_selection(),
     )
     return out
 
@@ -550,7 +555,10 @@ def _baseline_part(a: Answer) -> dict[str, Any]:
 PARTS: tuple[tuple[frozenset[str], Callable[[Answer], dict[str, Any]]], ...] = (
     (frozenset({"answered", "changes", "tau", "view"}), _state_part),
     (frozenset({"search", "qs"}), _query_part),
-    (frozenset({"dominated", "rows", "shown_count", "cols", "colsig"}), _grid_part),
+    (
+        frozenset({"dominated", "rows", "shown_count", "cols", "colsig", "contrib_legend"}),
+        _grid_part,
+    ),
     (frozenset({"whatif_label", "sens_texts"}), _sensitivity_part),
     (frozenset({"policy", "overrides", "no_score", "skip_style", "summary"}), _policy_part),
     (frozenset({"figure", "curve_sig", "curve", "mval"}), _curve_part),
@@ -615,7 +623,7 @@ def register(
     ``on_changes(changes)``: called after every accepted change of the settings, inside the
     same request; the text it returns is the robustness tau line's.
     ``sensitivity``: the boxes' stability intervals, dominance marks, curve bands and the
-    what-if buttons (components/sensitivity.py) go in the same response.
+    what-if buttons (components/board/sensitivity.py) go in the same response.
     ``server_scored``: the browser cannot score this board (``liveedit.page_bundle``): the
     answers carry the scores of their changes (``ids.LIVE_RESULT``)."""
     sens = sensitivity

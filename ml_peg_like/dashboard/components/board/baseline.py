@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dash import ClientsideFunction, Input, Output, dcc, html
 
-from .. import ids
+from ... import ids
 
 PUBLISHED = "Compared with: the published settings"
 NO_CHANGES = "No changes from the published settings"

@@ -12,7 +12,7 @@ from typing import Any
 
 from dash import Input, Output, State, dcc
 
-from .. import ids
+from ... import ids
 
 DIRECTIONS = ("asc", "desc")
 DEFAULT = (ids.COL_RANK, "asc")

@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 from dash import ALL, ClientsideFunction, Input, Output, State, html
 
-from ...config import Benchmark, Category, Config
-from .. import ids
+from ....config import Benchmark, Category, Config
+from ... import ids
 
 
 def sidebar_items(cfg: Config) -> list[list[str]]:

@@ -13,16 +13,17 @@ from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
-from dash import Input, Output, ctx, dcc, html, no_update
+from dash import ClientsideFunction, Input, Output, ctx, dcc, html, no_update
 
-from ... import explore as ex
-from ...errors import ConfigError
-from ...scoring import rank_text
-from ...support.lazy import lazy_module
-from .. import a11y, ids
-from ..figures import point_trace_type
-from ..tables import fmt_raw, fmt_score
-from . import compare, modelcard, plots
+from .... import explore as ex
+from ....errors import ConfigError
+from ....scoring import rank_text
+from ....support.lazy import lazy_module
+from ... import a11y, ids
+from ...figures import point_trace_type
+from ...tables import fmt_raw, fmt_score
+from ..board import modelcard
+from . import compare, plots
 
 pd = lazy_module("pandas")  # imported on first use: the first page needs none
 
@@ -34,7 +35,7 @@ MAX_COLOURS = 8  # category colours; the rest are "other"
 SCORE_RANGE = (-0.04, 1.04)  # a linear score axis: [0, 1] and room for the markers
 HIDDEN = {"display": "none"}
 
-#: the edit callback's extra inputs and outputs (components/edit.py merges them)
+#: the edit callback's extra inputs and outputs (components/editing/edit.py merges them)
 INPUTS = dict(
     ex_x=Input(ids.EXPLORE_X, "value"),
     ex_y=Input(ids.EXPLORE_Y, "value"),
@@ -52,9 +53,8 @@ OUTPUTS = dict(
     bench_fig=Output(ids.BENCH_FIG_HOLDER, "children"),
     plot_figs=plots.FIGS,
     plot_sig=plots.SIG,
-    # an edit's update of the scatter (JSON in an attribute; assets/plots.js draws it after the
-    # table's paint: no browser-side callback, no Graph re-render in the table's frame)
-    ex_next=Output(ids.EXPLORE_NEXT, ids.ATTR_FIG),
+    # the scatter's selection as the browser draws it after an edit (assets/liveexplore.js)
+    ex_spec=Output(ids.EXPLORE_SPEC, ids.HELD),
     # the quantities (~800 at ML-PEG scale, 190 KB): sent when the view opens, not in the page
     opts_x=Output(ids.EXPLORE_X, "options"),
     opts_y=Output(ids.EXPLORE_Y, "options"),
@@ -232,7 +232,7 @@ def layout(cache) -> list:
             html.H3("Explore"),
             controls,
             html.Div(id=ids.EXPLORE_HOLDER, className="ex-holder"),
-            html.Div(id=ids.EXPLORE_NEXT, hidden=True, **{ids.ATTR_FIG: ""}),
+            plots.holder(ids.EXPLORE_SPEC),
             html.Div(id=ids.EXPLORE_CARD, className="ex-card"),
         ],
         id=ids.EXPLORE_WRAP,
@@ -281,7 +281,7 @@ def _colour_traces(points: Callable[..., dict], kind: str, cs: list, colour: str
     every = list(range(len(cs)))
     if kind == ex.NUMBER or kind == ex.DATE:
         cnum = [
-            (v if kind == ex.NUMBER else pd.Timestamp(v).year + pd.Timestamp(v).dayofyear / 366)
+            (v if kind == ex.NUMBER else pd.Timestamp(v).year + pd.Timestamp(v).day_of_year / 366)
             if _present(kind, v)
             else None
             for v in cs
@@ -422,36 +422,93 @@ def scatter_figure(
     )
 
 
+def _json_values(kind: str, values: list) -> list:
+    """An attribute's values for JSON: a number that is not finite is missing (None)."""
+    if kind != ex.NUMBER:
+        return list(values)
+    return [float(v) if v is not None and math.isfinite(v) else None for v in values]
+
+
+def _quantity_spec(q: ex.Quantity, attributes, models) -> dict:
+    """What the browser needs of a quantity to draw it (``assets/explorefig.js``): its names,
+    direction and kind; an attribute's values too (a score's come from the live result)."""
+    out = dict(
+        text=q.text,
+        kind=q.kind,
+        path=q.path,
+        label=q.label,
+        better=q.better,
+        unit=q.unit,
+        vkind=ex.NUMBER,
+    )
+    if q.kind == "attr":
+        kind, values = ex.attribute_column(attributes, q.path, models)
+        out["vkind"], out["values"] = kind, _json_values(kind, values)
+    return out
+
+
+def scatter_spec(cfg, attributes, models, sel: dict[str, Any]) -> dict:
+    """The selection of the scatter as ``assets/liveexplore.js`` draws it after an edit: the
+    quantities (:func:`_quantity_spec`), the colour attribute's values per model of ``models``
+    (None when there is no such attribute), the axes and ``rev`` (the figure's uirevision)."""
+    xq = ex.parse_quantity(cfg, sel["x"], attributes)
+    yq = ex.parse_quantity(cfg, sel["y"], attributes)
+    c = sel["c"] or ""
+    colour = None
+    if c and attributes is not None and c in attributes.columns:
+        kind, values = ex.attribute_column(attributes, c, models)
+        colour = dict(name=c, kind=kind, values=_json_values(kind, values))
+    return dict(
+        x=_quantity_spec(xq, attributes, models),
+        y=_quantity_spec(yq, attributes, models),
+        colour=colour,
+        colourText=c,
+        axes=sel["axes"],
+        rev=f"{xq.text}|{yq.text}|{c}|{sel['axes']}",
+    )
+
+
 # ------------------------------------------------------------------------------------------------
 # the edit callback's part
 # ------------------------------------------------------------------------------------------------
 
 
-def scatter_update(fig: dict) -> str:
-    """What an edit changes in a scatter whose selection (axes, colour, log) stays, as the JSON
-    ``assets/plots.js`` draws after the table's paint: the traces (points, hover texts, the
-    Pareto line), the title's counts, the automatic axis types and the legend's presence. The
-    rest of the layout (theme, axis titles, ``uirevision``: the zoom) is the graph's own; ``rev``
-    (the ``uirevision``) names the selection the update belongs to."""
-    from dash._utils import to_json  # Dash's own encoder (numpy, dates); on first use
-
-    lay = fig["layout"]
-    return to_json(
-        {
-            "rev": lay["uirevision"],
-            "data": fig["data"],
-            "title": lay["title"]["text"],
-            "showlegend": lay["showlegend"],
-            "types": [lay["xaxis"]["type"], lay["yaxis"]["type"]],
-        }
-    )
-
-
-def _new_selection() -> bool:
-    """The request changes what the scatter shows (a control or a link): its whole figure."""
+def new_selection() -> bool:
+    """The request (a Dash callback's) changes what the scatter shows (a control or a link):
+    its whole figure."""
     return ctx.triggered_id in CONTROLS or any(
         t.startswith(ids.URL + ".") for t in ctx.triggered_prop_ids
     )
+
+
+def _fill_explore(out: dict[str, Any], cache, scores, sel: dict, shown: list[str], **kw) -> None:
+    """The scatter, drawn here only when its graph is made or its selection changes (then with
+    the selection for the browser, ``scatter_spec``): the browser redraws it from the live
+    result after every other change (an edit, a reset, a filter: ``assets/liveexplore.js``)."""
+    graphs, view_changed = kw["graphs"], kw["view_changed"]
+    if view_changed:
+        out["opts_x"] = out["opts_y"] = options(cache)
+        out["set_x"], out["set_y"] = sel["x"], sel["y"]
+    if plots.EXPLORE in graphs and not view_changed and not kw["selection_changed"]:
+        return
+    attrs = cache.raw.attributes
+    xq = ex.parse_quantity(cache.defaults, sel["x"], attrs)
+    yq = ex.parse_quantity(cache.defaults, sel["y"], attrs)
+    fig = scatter_figure(
+        scores,
+        xq,
+        yq,
+        shown,
+        cache.display,
+        attributes=attrs,
+        colour=sel["c"],
+        axes=sel["axes"],
+        theme=kw["theme"],
+    )
+    plots.put(
+        out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed, kw["held"]
+    )
+    out["ex_spec"] = scatter_spec(cache.defaults, attrs, cache.models, sel)
 
 
 def fill(
@@ -468,43 +525,32 @@ def fill(
     theme: str = "light",
     graphs: set[str] | frozenset[str] = frozenset(),
     held: Any = None,
+    selection_changed: bool = False,
 ) -> None:
     """Set the extra outputs for the open view (nothing is computed for a closed one).
     ``graphs``: the plots that exist in the page (their figure alone is sent, ``plots.put``);
-    ``held``: the signatures of the figures the ``plot-figs`` store holds (``plots.HELD``)."""
+    ``held``: the signatures of the figures the ``plot-figs`` store holds (``plots.HELD``);
+    ``selection_changed``: the request changes what the scatter shows (:func:`new_selection`).
+    The scatter and the radar follow the live result in the browser (``_fill_explore``,
+    ``compare.fill``)."""
     shown = list(models) if models is not None else list(cache.models)
     names = cache.display
     if view_changed:
         out["ex_style"] = {} if page == ids.PAGE_EXPLORE else HIDDEN
         out["cmp_style"] = {} if page == ids.PAGE_COMPARE else HIDDEN
     if page == ids.PAGE_EXPLORE:
-        if view_changed:
-            out["opts_x"] = out["opts_y"] = options(cache)
-            out["set_x"], out["set_y"] = sel["x"], sel["y"]
-        attrs = cache.raw.attributes
-        xq = ex.parse_quantity(cache.defaults, sel["x"], attrs)
-        yq = ex.parse_quantity(cache.defaults, sel["y"], attrs)
-        fig = scatter_figure(
+        _fill_explore(
+            out,
+            cache,
             scores,
-            xq,
-            yq,
+            sel,
             shown,
-            names,
-            attributes=attrs,
-            colour=sel["c"],
-            axes=sel["axes"],
+            graphs=graphs,
+            view_changed=view_changed,
+            selection_changed=selection_changed,
+            held=held,
             theme=theme,
         )
-        if plots.EXPLORE in graphs and not view_changed and not _new_selection():
-            out["ex_next"] = scatter_update(fig)
-            if held:
-                out["plot_sig"] = None  # the graph no longer shows what the store holds
-        else:
-            plots.put(
-                out, "ex_fig", ids.EXPLORE_GRAPH, plots.EXPLORE, fig, graphs, view_changed, held
-            )
-            # the graph shows this state: a later update equal to the last one is drawn too
-            out["ex_next"] = ""
     elif page == ids.PAGE_COMPARE:
         picked = sel["models"] or compare.default_models(scores, shown)
         compare.fill(out, scores, picked, names, graphs, view_changed, theme=theme, held=held)
@@ -527,10 +573,22 @@ def fill(
 
 
 def register(app, cache) -> None:
-    """A click on a point opens its model's card; the plots follow edits (``plots.register``);
-    the grid's ticks pick the compared models (``compare.register``)."""
+    """A click on a point opens its model's card; the plots follow edits (``plots.register``,
+    ``assets/liveexplore.js``); the grid's ticks pick the compared models
+    (``compare.register``)."""
     plots.register(app)
     compare.register(app)
+    # the scatter and the radar redrawn in the browser from the live result (liveexplore.js):
+    # the scatter's selection, the open view and the compared models it draws
+    app.clientside_callback(
+        ClientsideFunction("mplLiveExplore", "spec"),
+        Input(ids.EXPLORE_SPEC, ids.HELD),
+    )
+    app.clientside_callback(
+        ClientsideFunction("mplLiveExplore", "options"),
+        Input(ids.VIEW, "data"),
+        Input(ids.COMPARE_MODELS, "value"),
+    )
 
     @app.callback(
         Output(ids.EXPLORE_CARD, "children"),

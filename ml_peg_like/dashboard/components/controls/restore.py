@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dash import ClientsideFunction, Input, Output, html
 
-from .. import ids
+from ... import ids
 
 #: the line's words; its count is written by ``assets/restore.js``
 LEAD = "Restore your last settings"

@@ -19,13 +19,13 @@ from typing import Any
 from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
-from ...config import Benchmark, Category, Config
-from ...errors import ConfigError
-from ...scoring import Scores
-from ...sensitivity import DominanceMemo, LevelsMemo, leader_intervals_of, what_if_of
-from .. import ids
-from ..cache import ScoreCache
-from ..state import (
+from ....config import Benchmark, Category, Config
+from ....errors import ConfigError
+from ....scoring import Scores
+from ....sensitivity import DominanceMemo, LevelsMemo, leader_intervals_of, what_if_of
+from ... import ids
+from ...cache import ScoreCache
+from ...state import (
     Changes,
     clean_changes,
     display_value,
@@ -49,7 +49,7 @@ APPLY, UNDO = "Apply", "Undo"
 #: model attribute columns (models.csv) used as the model's display name, first found
 DISPLAY_COLUMNS = ("display_name", "display", "name", "label")
 
-#: added to the edit callback (components/edit.py). The interval texts of the view are ONE
+#: added to the edit callback (components/editing/edit.py). The interval texts of the view are ONE
 #: store output (not one output per box, each rendered as a component: ~50 ms of browser CPU
 #: per edit at 30 boxes); assets/sensitivity.js writes them into the holders beside the boxes
 EDIT_OUTPUTS = dict(

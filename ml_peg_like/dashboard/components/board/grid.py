@@ -13,8 +13,8 @@ import dash_ag_grid as dag
 import orjson
 from dash import dcc, html
 
-from .. import a11y, ids
-from . import compare
+from ... import a11y, ids
+from ..explore import compare
 
 GRID_THEME = (
     "themeQuartz.withParams({fontFamily: 'inherit', fontSize: 13, headerFontSize: 13,"

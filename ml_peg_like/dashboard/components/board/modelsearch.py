@@ -12,7 +12,7 @@ from __future__ import annotations
 from dash import Input, Output
 from dash.exceptions import PreventUpdate
 
-from .. import ids
+from ... import ids
 
 #: above this many models a board's pickers search on the server
 LARGE_BOARD = 2000

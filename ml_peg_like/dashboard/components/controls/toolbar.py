@@ -13,17 +13,17 @@ from collections.abc import Mapping
 from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html
 from dash.exceptions import PreventUpdate
 
-from ...errors import ConfigError
-from ...io.export import settings_yaml, tables_csv_zip
-from ...io.latex import report_latex
-from ...io.provenance import baseline_record, provenance_of_scores
-from ...io.report import build_report, safe_file_stem
-from ...io.xlsx import report_xlsx
-from ...numfmt import MAX_DIGITS, SCORE_DIGITS, clean_digits
-from ...serving.server import MAX_UPLOAD_BYTES, UPLOAD_LIMIT_TEXT
-from .. import a11y, ids
-from ..cache import ScoreCache
-from ..state import (
+from ....errors import ConfigError
+from ....io.export import settings_yaml, tables_csv_zip
+from ....io.latex import report_latex
+from ....io.provenance import baseline_record, provenance_of_scores
+from ....io.report import build_report, safe_file_stem
+from ....io.xlsx import report_xlsx
+from ....numfmt import MAX_DIGITS, SCORE_DIGITS, clean_digits
+from ....serving.server import MAX_UPLOAD_BYTES, UPLOAD_LIMIT_TEXT
+from ... import a11y, ids
+from ...cache import ScoreCache
+from ...state import (
     MAX_STATE_CHARS,
     Q_BASE,
     Changes,

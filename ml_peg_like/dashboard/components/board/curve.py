@@ -11,10 +11,10 @@ from typing import Any
 
 from dash import ALL, ClientsideFunction, Input, Output, State, dcc, html, no_update
 
-from ...config import Benchmark, Config
-from .. import a11y, figpatch, ids
-from ..curve_axis import XSCALES
-from . import plots
+from ....config import Benchmark, Config
+from ... import a11y, figpatch, ids
+from ...curve_axis import XSCALES
+from ..explore import plots
 
 __all__ = [
     "OUTPUTS",

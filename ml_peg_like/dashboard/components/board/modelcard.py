@@ -9,9 +9,10 @@ from typing import Any
 from dash import Input, Output, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
-from ...models import card_items, display_names
-from .. import ids
-from ..cache import ScoreCache
+from ....models import card_items, display_names
+from ... import ids
+from ...cache import ScoreCache
+from . import contrib
 
 HIDDEN = {"display": "none"}
 LINK_REL = "noopener noreferrer"
@@ -61,6 +62,7 @@ def card(attributes: Any, key: str) -> list:
         if rows
         else html.P("models.csv gives no attributes for this model.", className="card-none")
     )
+    body.append(contrib.card_part(key))  # why its score: filled from the live result
     return body
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dash import html
 
-from .. import ids
+from ... import ids
 
 
 def controls() -> html.Div:

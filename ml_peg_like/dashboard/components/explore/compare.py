@@ -11,9 +11,9 @@ import re
 import numpy as np
 from dash import ClientsideFunction, Input, Output, State, dcc, html
 
-from ... import explore as ex
-from .. import ids
-from ..tables import fmt_raw, fmt_score
+from .... import explore as ex
+from ... import ids
+from ...tables import fmt_raw, fmt_score
 from . import plots
 
 MAX_MODELS = ids.COMPARE_MAX
@@ -272,15 +272,17 @@ def fill(
     theme: str = "light",
     held=None,
 ) -> None:
-    """The radar (its figure alone when the graph exists, ``plots.put``) and the table."""
+    """The table, and the radar when its graph is made (a graph that stays is redrawn in the
+    browser from the live result: ``assets/liveexplore.js``)."""
     if not models:
         out["cmp_fig"] = None
         out["cmp_table"] = html.P("No model to compare: pick some above.")
         return
-    fig = radar_figure(scores, models, names, theme)
-    plots.put(
-        out, "cmp_fig", ids.COMPARE_GRAPH, plots.COMPARE, fig, graphs, fresh, held, height=420
-    )
+    if fresh or plots.COMPARE not in graphs:
+        fig = radar_figure(scores, models, names, theme)
+        plots.put(
+            out, "cmp_fig", ids.COMPARE_GRAPH, plots.COMPARE, fig, graphs, fresh, held, height=420
+        )
     out["cmp_table"] = html.Div(table(scores, models, names), className="cmp-table-wrap")
 
 

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 from dash import dcc, html, no_update
 
-from ... import aggregation as agg
-from ...config import ROOT, Config
-from ...scoring import Scores
-from .. import a11y, ids
-from ..state import Changes
-from .page import summary_line
+from .... import aggregation as agg
+from ....config import ROOT, Config
+from ....scoring import Scores
+from ... import a11y, ids
+from ...state import Changes
+from ..page import summary_line
 
 LABELS = {
     agg.INVALIDATE: "invalidate (a missing part makes the parent missing)",

@@ -28,8 +28,8 @@ import flask
 import numpy as np
 from dash import ALL, ClientsideFunction, Input, Output, State, dcc
 
-from ...bundle import make_bundle, result_of
-from .. import ids
+from ....bundle import make_bundle, result_of
+from ... import ids
 
 BOX = ids.box(ALL, ALL)
 MSG = ids.by_path(ids.T_MSG, ALL)

@@ -10,10 +10,10 @@ from typing import Any
 
 from dash import dcc, html, no_update
 
-from ... import aggregation as agg
-from ...config import Benchmark, Category, Config
-from .. import a11y, ids
-from ..state import Changes, display_value, metric_fields, node_value, parse_box, same_value
+from .... import aggregation as agg
+from ....config import Benchmark, Category, Config
+from ... import a11y, ids
+from ...state import Changes, display_value, metric_fields, node_value, parse_box, same_value
 
 #: a box's classes: as the defaults, changed, holding a refused value or a value with a problem
 BOX = "box"
@@ -104,7 +104,7 @@ def panel(
 ) -> list:
     """The boxes of ``view`` holding ``cfg``'s values; ``problems`` ``{(path, field): text}``
     are shown in red with their message. ``intervals`` ``{(path, field): text}``: a text beside
-    every box (its stability interval; components/sensitivity.py), None: no text."""
+    every box (its stability interval; components/board/sensitivity.py), None: no text."""
     node = cfg.node(view) if view else None
     problems = problems or {}
 

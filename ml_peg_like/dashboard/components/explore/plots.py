@@ -16,8 +16,8 @@ from typing import Any
 
 from dash import ALL, ClientsideFunction, Input, Output, Patch, State, dcc, html, no_update
 
-from .. import figpatch, ids
-from ..figures import FONT
+from ... import figpatch, ids
+from ...figures import FONT
 
 #: the themes: page colours of assets/style.css for a light and a dark page
 THEMES: dict[str, dict[str, str]] = {
@@ -30,7 +30,7 @@ FRONT = "#d62728"
 IMAGE_FORMATS = ("png", "svg")
 NAME_COLUMN = "display_name"
 #: the plots' names (the graph's pattern id and the download's file name)
-EXPLORE, COMPARE, BENCH = "explore", "compare", "benchmark"
+EXPLORE, COMPARE, BENCH = ids.PLOT_EXPLORE, ids.PLOT_COMPARE, "benchmark"
 #: the edit callback's state: the names of the plots that exist in the page
 EXISTING = State(ids.plot_graph(ALL), "id")
 FIGS = Output(ids.PLOT_FIGS, ids.HELD)

@@ -37,12 +37,12 @@ from typing import Any
 
 from dash import no_update
 
-from ...config import ROOT, Config, loads_config
-from ...errors import ConfigError
-from ...numfmt import SCORE_DIGITS, clean_digits
-from .. import ids
-from ..cache import ScoreCache
-from ..state import (
+from ....config import ROOT, Config, loads_config
+from ....errors import ConfigError
+from ....numfmt import SCORE_DIGITS, clean_digits
+from ... import ids
+from ...cache import ScoreCache
+from ...state import (
     MAX_STATE_CHARS,
     Q_BASE,
     Q_DIGITS,
@@ -65,13 +65,14 @@ from ..state import (
     read_baseline,
     reset_paths,
 )
-from ..tables import canonical_view, view_node
-from . import explore as explore_view
-from . import grid, modelsearch, policy, toolbar
-from .inputs import text
-from .presets import apply_preset
-from .sensitivity import Sensitivity, click_edit
-from .status import linked_filters, problem_text, status
+from ...tables import canonical_view, view_node
+from ..board import grid, modelsearch
+from ..board.sensitivity import Sensitivity, click_edit
+from ..controls import policy, toolbar
+from ..controls.inputs import text
+from ..controls.presets import apply_preset
+from ..explore import view as explore_view
+from ..status import linked_filters, problem_text, status
 from .viewstate import effective_sort, sort_text
 
 #: the controls whose change needs no action of its own (the step read from the page holds it)

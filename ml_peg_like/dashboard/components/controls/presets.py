@@ -3,9 +3,9 @@ that cannot be applied leaves the settings as they were (the message says why)."
 
 from __future__ import annotations
 
-from ...errors import ConfigError
-from ..cache import ScoreCache
-from ..state import Changes, effective_changes
+from ....errors import ConfigError
+from ...cache import ScoreCache
+from ...state import Changes, effective_changes
 
 
 def merge_preset(changes: Changes, preset) -> Changes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import ids
+from ... import ids
 
 
 def text(value: Any, limit: int = 2000) -> str:

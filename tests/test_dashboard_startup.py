@@ -31,7 +31,7 @@ from ml_peg_like import config_from_dict, raw_from_frame, score
 from ml_peg_like.cli import serve as cli_serve
 from ml_peg_like.dashboard import create_app
 from ml_peg_like.dashboard.cache import CACHE_BYTES, ScoreCache, entry_bytes
-from ml_peg_like.dashboard.components.liveedit import RAW_ROUTE
+from ml_peg_like.dashboard.components.editing.liveedit import RAW_ROUTE
 from ml_peg_like.dashboard.firstpage import EAGER_CHUNKS, PRELOADS
 from ml_peg_like.dashboard.state import make_query
 

@@ -12,7 +12,7 @@ import pytest
 
 from ml_peg_like import load_dataset
 from ml_peg_like.dashboard import create_app
-from ml_peg_like.dashboard.components.liveedit import RAW_ROUTE
+from ml_peg_like.dashboard.components.editing.liveedit import RAW_ROUTE
 from ml_peg_like.serving.csp import BASE_POLICY
 from ml_peg_like.serving.earlypage import SECURITY_HEADERS
 
@@ -89,7 +89,7 @@ def test_the_pieces_are_whole_columns_in_order(monkeypatch):
     matrix column by column, whatever their size."""
     import numpy as np
 
-    from ml_peg_like.dashboard.components import liveedit
+    from ml_peg_like.dashboard.components.editing import liveedit
 
     values = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])  # 2 models x 3 metrics
     monkeypatch.setattr(liveedit, "PIECE_BYTES", 32)  # two columns of two models a piece

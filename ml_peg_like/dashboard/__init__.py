@@ -2,7 +2,7 @@
 
 ``create_app(config, raw)`` builds a Dash app on the engine. The page carries the board (the
 tree and the raw matrix, ``ml_peg_like.bundle``; the matrix's bytes fetched on their own,
-``components/liveedit.py``) and the browser scores it with the JavaScript
+``components/editing/liveedit.py``) and the browser scores it with the JavaScript
 engine (``assets/engine.js``, held equal to the Python engine by a conformance test): an edit
 redraws the grid with no request. The browser holds the user's changes from the defaults (a
 ``dcc.Store`` and the URL); every request carries them, so the server keeps no per-user state

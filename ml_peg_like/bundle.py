@@ -133,11 +133,10 @@ def matrix_bytes(values: np.ndarray) -> bytes:
     return np.asarray(values, dtype="<f8").tobytes(order="F")
 
 
-def matrix_ref(values: np.ndarray, href: str) -> dict[str, Any]:
-    """The ``raw`` of a bundle whose matrix is fetched from ``href`` (its bytes:
-    :func:`matrix_bytes`) instead of written into it as base64."""
-    a = np.asarray(values)
-    return {"dtype": "<f8", "shape": [int(a.shape[0]), int(a.shape[1])], "order": "F", "href": href}
+def matrix_ref(shape: tuple[int, int], href: str) -> dict[str, Any]:
+    """The ``raw`` of a bundle whose (models x metrics) matrix of ``shape`` is fetched from
+    ``href`` (its bytes: :func:`matrix_bytes`) instead of written into it as base64."""
+    return {"dtype": "<f8", "shape": [int(shape[0]), int(shape[1])], "order": "F", "href": href}
 
 
 def decode_matrix(enc: dict[str, Any]) -> np.ndarray:
@@ -180,9 +179,10 @@ def make_bundle(
 
     ``raw``: a :class:`RawData` (aligned to the config here) or an already aligned matrix
     (columns in ``config.metric_ids()`` order) with ``models`` given. ``raw_href``: the matrix
-    is not written into the bundle but served at that URL (:func:`matrix_ref`)."""
+    is not written into the bundle but served at that URL (:func:`matrix_ref`); a
+    :class:`RawData` is then not aligned here (the server serves its own aligned copy)."""
     if isinstance(raw, RawData):
-        values = raw.aligned(config)
+        values = raw.aligned(config) if raw_href is None else None
         models = raw.models
         data = raw
     else:
@@ -190,10 +190,11 @@ def make_bundle(
         data = None
         if models is None:
             raise ValueError("make_bundle: give the model names with a bare matrix")
-    if values.ndim != 2 or values.shape != (len(models), len(config.metric_ids())):
+    want = (len(models), len(config.metric_ids()))
+    shape = want if values is None else values.shape
+    if shape != want:
         raise ValueError(
-            f"make_bundle: raw matrix of shape {values.shape} for {len(models)} models and "
-            f"{len(config.metric_ids())} metrics"
+            f"make_bundle: raw matrix of shape {shape} for {want[0]} models and {want[1]} metrics"
         )
     return {
         "version": BUNDLE_VERSION,
@@ -210,7 +211,7 @@ def make_bundle(
             {"metric": v.metric, "side": v.side, "limit": float(v.limit)} for v in config.vetoes
         ],
         "normalisers": normaliser_decls(),
-        "raw": encode_matrix(values) if raw_href is None else matrix_ref(values, raw_href),
+        "raw": encode_matrix(values) if raw_href is None else matrix_ref(shape, raw_href),
         "unsupported": unsupported(config, data),
     }
 

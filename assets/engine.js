@@ -433,20 +433,30 @@
     return new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
   }
 
+  // the bytes of the bundle's ``raw``: ``bytes`` (an ArrayBuffer: fetched from ``href``, the
+  // page's board) or ``b64`` (base64 in the bundle)
+  function matrixBytes(enc) {
+    if (enc.bytes instanceof ArrayBuffer) return { buf: enc.bytes, where: "bundle.raw.bytes" };
+    if (typeof enc.b64 !== "string") {
+      throw new Error("engine: bundle.raw: no b64 and no bytes" + (enc.href ? " (not fetched from " + enc.href + ")" : ""));
+    }
+    try {
+      return { buf: decodeBase64(enc.b64), where: "bundle.raw.b64" };
+    } catch (err) {
+      throw new Error("engine: bundle.raw.b64: not base64 (" + err.message + ")");
+    }
+  }
+
   /** The raw matrix (column-major Float64Array) of the bundle's ``raw``. */
   function decodeMatrix(enc) {
     if (enc.dtype !== "<f8" || enc.order !== "F") {
       throw new Error("engine: bundle.raw: expected dtype '<f8' and order 'F' (little-endian float64, column-major)");
     }
-    var buf;
-    try {
-      buf = decodeBase64(enc.b64);
-    } catch (err) {
-      throw new Error("engine: bundle.raw.b64: not base64 (" + err.message + ")");
-    }
+    var got = matrixBytes(enc);
+    var buf = got.buf;
     var n = enc.shape[0] * enc.shape[1];
     if (buf.byteLength !== 8 * n) {
-      throw new Error("engine: bundle.raw.b64: " + buf.byteLength + " bytes, expected " + 8 * n + " (8 per value)");
+      throw new Error("engine: " + got.where + ": " + buf.byteLength + " bytes, expected " + 8 * n + " (8 per value)");
     }
     if (littleEndian()) return new Float64Array(buf);
     var view = new DataView(buf);
@@ -515,8 +525,9 @@
     });
     if (!isMapping(bundle.normalisers)) throw new Error("engine: bundle.normalisers: expected a mapping");
     var raw = bundle.raw;
-    if (!isMapping(raw) || !Array.isArray(raw.shape) || typeof raw.b64 !== "string") {
-      throw new Error("engine: bundle.raw: expected {dtype, shape, order, b64}");
+    var data = isMapping(raw) && (typeof raw.b64 === "string" || raw.bytes instanceof ArrayBuffer);
+    if (!isMapping(raw) || !Array.isArray(raw.shape) || !data) {
+      throw new Error("engine: bundle.raw: expected {dtype, shape, order, b64} (or the bytes fetched from its href)");
     }
     if (raw.shape[0] !== bundle.models.length || raw.shape[1] !== bundle.metric_columns.length) {
       throw new Error(

@@ -4,7 +4,10 @@
  * server is never asked for a table.
  *
  * The bundle (the tree, the normalisers' declarations and the raw matrix: ml_peg_like/bundle.py)
- * is written into the page as a JSON script element (id from window.mplNames.bundle). The grid
+ * is written into the page as a JSON script element (id from window.mplNames.bundle), but for
+ * the raw matrix's bytes: fetched from the URL it names (raw.href; liveedit.add_route), in
+ * parallel with the page's scripts, and Dash's renderer starts once they are in (live.start:
+ * liveedit.RENDERER), so that every callback finds the board whole. The grid
  * holds one small row per model ({model, mn, i}): every number is read from the live result, so
  * an edit is one scoring, AG Grid's refreshCells (change detection: only the cells whose value
  * changed are drawn) and a re-sort (refreshClientSideRowModel), all documented AG Grid APIs
@@ -51,6 +54,43 @@
     return el ? el.textContent : "";
   }
 
+  function readBundle() {
+    if (!live.bundle) live.bundle = JSON.parse(bundleText());
+    return live.bundle;
+  }
+
+  // the raw matrix's bytes, fetched from the URL the bundle names (the page's head preloads
+  // it: firstpage.PRELOADS); null when there is nothing to fetch (no board, or its bytes in it)
+  function fetchRaw() {
+    var raw;
+    try {
+      raw = bundleText() ? readBundle().raw : null;
+    } catch (err) {
+      return null; // not JSON: boot says so
+    }
+    if (!raw || !raw.href || raw.bytes) return null;
+    var why = function (err) {
+      live.failed = "the board's raw values did not load from " + raw.href + " (" + String((err && err.message) || err) + ")";
+    };
+    if (typeof window.fetch !== "function") return Promise.resolve(why("no fetch in this browser"));
+    return window
+      .fetch(raw.href, { credentials: "same-origin" })
+      .then(function (answer) {
+        if (!answer.ok) throw new Error("HTTP " + answer.status);
+        return answer.arrayBuffer();
+      })
+      .then(function (buf) {
+        raw.bytes = buf;
+      }, why);
+  }
+  var rawFetch = fetchRaw();
+
+  // ``go`` once the raw matrix is in (or could not be had: boot then says why)
+  live.start = function (go) {
+    if (rawFetch) rawFetch.then(go, go);
+    else go();
+  };
+
   // ---------------------------------------------------------------- state
   function rankOf(overall, idx) {
     var E = window.mplEngine;
@@ -91,7 +131,8 @@
     var text = bundleText();
     if (!E || !text) return false;
     try {
-      live.bundle = JSON.parse(text);
+      readBundle();
+      if (live.bundle.raw && live.bundle.raw.href && !live.bundle.raw.bytes) return false; // not in yet
       live.board = E.prepare(live.bundle);
       live.serverScored = !!live.bundle.result; // the server scores it (liveedit.page_bundle)
       live.base = live.serverScored ? fromServer(live.bundle.result) : E.score(live.board, {});

@@ -127,6 +127,18 @@ def encode_matrix(values: np.ndarray) -> dict[str, Any]:
     }
 
 
+def matrix_bytes(values: np.ndarray) -> bytes:
+    """The raw bytes of :func:`encode_matrix` (little-endian float64, column-major): what a
+    board whose ``raw`` names a URL (:func:`matrix_ref`) is served as."""
+    return np.asarray(values, dtype="<f8").tobytes(order="F")
+
+
+def matrix_ref(shape: tuple[int, int], href: str) -> dict[str, Any]:
+    """The ``raw`` of a bundle whose (models x metrics) matrix of ``shape`` is fetched from
+    ``href`` (its bytes: :func:`matrix_bytes`) instead of written into it as base64."""
+    return {"dtype": "<f8", "shape": [int(shape[0]), int(shape[1])], "order": "F", "href": href}
+
+
 def decode_matrix(enc: dict[str, Any]) -> np.ndarray:
     """The inverse of :func:`encode_matrix` (for the tests and for Python readers)."""
     n, m = enc["shape"]
@@ -160,13 +172,17 @@ def unsupported(cfg: Config, raw: RawData | None) -> list[dict[str, str]]:
     return out
 
 
-def make_bundle(config: Config, raw: RawData | np.ndarray, models=None) -> dict[str, Any]:
+def make_bundle(
+    config: Config, raw: RawData | np.ndarray, models=None, raw_href: str | None = None
+) -> dict[str, Any]:
     """Everything ``assets/engine.js`` needs to score ``config`` + changes on ``raw``.
 
     ``raw``: a :class:`RawData` (aligned to the config here) or an already aligned matrix
-    (columns in ``config.metric_ids()`` order) with ``models`` given."""
+    (columns in ``config.metric_ids()`` order) with ``models`` given. ``raw_href``: the matrix
+    is not written into the bundle but served at that URL (:func:`matrix_ref`); a
+    :class:`RawData` is then not aligned here (the server serves its own aligned copy)."""
     if isinstance(raw, RawData):
-        values = raw.aligned(config)
+        values = raw.aligned(config) if raw_href is None else None
         models = raw.models
         data = raw
     else:
@@ -174,10 +190,11 @@ def make_bundle(config: Config, raw: RawData | np.ndarray, models=None) -> dict[
         data = None
         if models is None:
             raise ValueError("make_bundle: give the model names with a bare matrix")
-    if values.ndim != 2 or values.shape != (len(models), len(config.metric_ids())):
+    want = (len(models), len(config.metric_ids()))
+    shape = want if values is None else values.shape
+    if shape != want:
         raise ValueError(
-            f"make_bundle: raw matrix of shape {values.shape} for {len(models)} models and "
-            f"{len(config.metric_ids())} metrics"
+            f"make_bundle: raw matrix of shape {shape} for {want[0]} models and {want[1]} metrics"
         )
     return {
         "version": BUNDLE_VERSION,
@@ -194,7 +211,7 @@ def make_bundle(config: Config, raw: RawData | np.ndarray, models=None) -> dict[
             {"metric": v.metric, "side": v.side, "limit": float(v.limit)} for v in config.vetoes
         ],
         "normalisers": normaliser_decls(),
-        "raw": encode_matrix(values),
+        "raw": encode_matrix(values) if raw_href is None else matrix_ref(shape, raw_href),
         "unsupported": unsupported(config, data),
     }
 

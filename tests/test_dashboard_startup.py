@@ -31,6 +31,7 @@ from ml_peg_like import config_from_dict, raw_from_frame, score
 from ml_peg_like.cli import serve as cli_serve
 from ml_peg_like.dashboard import create_app
 from ml_peg_like.dashboard.cache import CACHE_BYTES, ScoreCache, entry_bytes
+from ml_peg_like.dashboard.components.editing.liveedit import RAW_ROUTE
 from ml_peg_like.dashboard.firstpage import EAGER_CHUNKS, PRELOADS
 from ml_peg_like.dashboard.state import make_query
 
@@ -133,7 +134,7 @@ def test_the_first_page_loads_the_grid_and_dropdown_chunks_with_its_scripts(tmp_
 
 def test_the_first_page_preloads_its_layout_and_callbacks(tmp_path):
     """The page's head asks for the layout and the callbacks (what the renderer fetches once its
-    scripts ran), with the renderer's request mode, on every page (a link's too); what it asks
+    scripts ran) and the board's raw matrix (what live.js fetches), with the fetches' request mode, on every page (a link's too); what it asks
     for is what the renderer gets."""
     cfg, raw = small_dataset(tmp_path)
     client = create_app(cfg, raw).server.test_client()
@@ -146,6 +147,10 @@ def test_the_first_page_preloads_its_layout_and_callbacks(tmp_path):
         assert all('as="fetch"' in a and 'crossorigin="anonymous"' in a for a in preloads)
     for path in PRELOADS:
         r = client.get("/" + path)
+        if path == RAW_ROUTE:  # the board's raw matrix (live.js fetches it): 8 bytes a value
+            n_values = len(raw.models) * len(cfg.metric_ids())
+            assert r.status_code == 200 and len(r.get_data()) == 8 * n_values > 0
+            continue
         assert r.status_code == 200 and r.is_json and r.get_json()
 
 

@@ -335,6 +335,9 @@ def test_evaluate_and_curve_marks_match_the_python_normalisers(page):
         assert marks == expect, f"{name} {params}"
 
 
+RAW_SHAPE = "bundle.raw: expected {dtype, shape, order, b64} (or the bytes fetched from its href)"
+
+
 def test_a_malformed_bundle_is_refused_naming_the_key(page):
     import ml_peg_like as mpl
     from ml_peg_like.bundle import make_bundle
@@ -345,7 +348,8 @@ def test_a_malformed_bundle_is_refused_naming_the_key(page):
         ({}, "bundle.version: expected 1, got None"),
         ({**good, "version": 2}, "bundle.version: expected 1, got 2"),
         ({**good, "models": "a,b"}, "bundle.models: expected a list"),
-        ({**good, "raw": None}, "bundle.raw: expected {dtype, shape, order, b64}"),
+        ({**good, "raw": None}, RAW_SHAPE),
+        ({**good, "raw": {k: v for k, v in good["raw"].items() if k != "b64"}}, RAW_SHAPE),
         ({**good, "models": ["a"]}, "bundle.raw.shape: [2,1] for 1 models and 1 metrics"),
         (
             {**good, "raw": {**good["raw"], "b64": "AAAA"}},
@@ -375,6 +379,42 @@ def test_a_malformed_bundle_is_refused_naming_the_key(page):
         assert message == f"engine: {want}" or (
             want.endswith("not base64") and message.startswith(f"engine: {want} (")
         )
+
+
+def test_a_matrix_given_as_bytes_is_the_matrix(page):
+    """The page's board brings its raw matrix as bytes fetched on their own (``raw.bytes``, an
+    ArrayBuffer: little-endian float64, column-major) instead of base64: read bit for bit,
+    refused when its length is not 8 per value."""
+    import ml_peg_like as mpl
+    from ml_peg_like.bundle import make_bundle
+
+    cfg = mpl.loads_config(
+        "categories: {C: {benchmarks: {B: {metrics: {e: {good: 0, bad: 1}, f: {good: 4, bad: 0}}}}}}"
+    )
+    bundle = make_bundle(cfg, np.zeros((2, 2)), models=["a", "b"], raw_href="/raw")
+    assert "b64" not in bundle["raw"]
+    # e = (0.25, 0.1), f = (1, missing), column by column; 0.1 has no short binary form
+    got = page.evaluate(
+        """([b, cols]) => {
+          const one = (values) => {
+            const nums = values.map((v) => (v === null ? NaN : v));
+            const raw = { ...b.raw, bytes: new Float64Array(nums).buffer };
+            try {
+              const board = mplEngine.prepare({ ...b, raw });
+              const res = mplEngine.score(board, {});
+              return { raw: Array.from(board.raw), overall: Array.from(res.overall) };
+            } catch (e) { return e.message; }
+          };
+          return [one(cols), one(cols.slice(0, 3))];
+        }""",
+        [bundle, [0.25, 0.1, 1.0, None]],
+    )
+    ok, short = got
+    assert ok["raw"][:3] == [0.25, 0.1, 1.0] and np.isnan(ok["raw"][3])
+    # a: mean of e's 1 - 0.25 = 0.75 and f's 1 / 4 = 0.25 -> 0.5; b: f missing, and a missing
+    # metric leaves its benchmark without a score (the default policy, invalidate)
+    _close("overall from bytes", ok["overall"], [0.5, None])
+    assert short == "engine: bundle.raw.bytes: 24 bytes, expected 32 (8 per value)"
 
 
 def test_the_dashboard_page_carries_the_engine(browser):

@@ -1,7 +1,8 @@
 """The dashboard: explore rankings, tune thresholds and weights live, export.
 
 ``create_app(config, raw)`` builds a Dash app on the engine. The page carries the board (the
-tree and the raw matrix, ``ml_peg_like.bundle``) and the browser scores it with the JavaScript
+tree and the raw matrix, ``ml_peg_like.bundle``; the matrix's bytes fetched on their own,
+``components/editing/liveedit.py``) and the browser scores it with the JavaScript
 engine (``assets/engine.js``, held equal to the Python engine by a conformance test): an edit
 redraws the grid with no request. The browser holds the user's changes from the defaults (a
 ``dcc.Store`` and the URL); every request carries them, so the server keeps no per-user state
@@ -107,8 +108,10 @@ def create_app(
         # the published site's own page (ml_peg_like.publish): served on request, never loaded
         assets_path_ignore=[firstpage.SITE_ASSETS],
     )
-    bundle, server_scored = liveedit.page_bundle(config, raw, scores)
+    raw_href = liveedit.add_route(app, cache.values)
+    bundle, server_scored = liveedit.page_bundle(config, raw, scores, raw_href)
     app.index_string = _with_names(app.index_string, bundle)
+    app.renderer = liveedit.RENDERER  # once the raw matrix is in
     cols = column_defs(scores, "")
     sens = sens_view.Sensitivity(cache) if sensitivity else None
     sv = sens.view_state("", scores, "") if sens else None

@@ -31,6 +31,7 @@ from pathlib import Path
 import flask
 
 from ..serving.earlypage import BOOT_HEADER, EARLY_ATTR, SCRIPTS_HOLDER
+from .components.editing.liveedit import RAW_ROUTE
 from .ids import FIRST_VIEW
 
 #: the id of Dash's config element in the page (Dash's ``_re_index_config_id``)
@@ -52,8 +53,9 @@ def eager_scripts(prefix: str = "/") -> str:
     )
 
 
-#: what Dash's renderer fetches once its scripts ran (the page's layout and its callbacks)
-PRELOADS = ("_dash-layout", "_dash-dependencies")
+#: what Dash's renderer fetches once its scripts ran (the page's layout and its callbacks), and
+#: the board's raw matrix, which ``assets/live.js`` fetches (``components/editing/liveedit.py``)
+PRELOADS = ("_dash-layout", "_dash-dependencies", RAW_ROUTE)
 
 
 def preload_links(prefix: str = "/") -> str:

@@ -216,7 +216,13 @@
     else if (st.page === N().pageCompare) {
       drawRadar(live);
       drawTable(live);
-    } else if (st.page) drawBench(live);
+    } else if (st.page) {
+      // after the curve (livecurve.js draws it in this task): a task of its own, so the rows
+      // and the curve are on screen before this second Plotly redraw runs
+      setTimeout(function () {
+        if (live.res) drawBench(live);
+      }, 0);
+    }
   }
 
   function graphShown(id) {

@@ -14,16 +14,14 @@ board (the harness's).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
+from tests.browser_utils import static_server
+
 from .datasets import ANCHORS, large, mlpeg_scale
-from .harness import Row, chromium, free_port, new_page, print_table
+from .harness import Row, chromium, new_page, print_table
 
 #: a box's text set, Enter pressed; resolves with the ms to the frame painted after the edit
 #: (the frame, then the task after it), -1 when the page took no edit
@@ -49,30 +47,6 @@ EDIT_PLOT = """([name, counter, k]) => new Promise(resolve => {
     : setTimeout(wait, 1);
   wait();
 })"""
-
-
-@contextlib.contextmanager
-def static_server(directory: Path):
-    """``python -m http.server`` on a free loopback port serving ``directory``: its URL."""
-    port = free_port()
-    cmd = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
-    proc = subprocess.Popen(
-        [*cmd, "--directory", str(directory)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(url, timeout=5).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def one_load(browser, url: str) -> float:

@@ -8,7 +8,12 @@ import csv
 import logging
 import os
 import shutil
+import socket
+import subprocess
+import sys
 import threading
+import time
+import urllib.request
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,6 +126,36 @@ def require_browser() -> None:
     reason = browser_missing_reason()
     if reason:
         pytest.skip(reason)
+
+
+@contextmanager
+def static_server(directory: Path):
+    """``python -m http.server`` (a plain static file server, no code of the project) on a free
+    loopback port, serving ``directory``: its URL while the block runs."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
+    proc = subprocess.Popen(
+        [*cmd, "--directory", str(directory)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(url, timeout=5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 @contextmanager

@@ -8,18 +8,12 @@ import csv
 import io
 import json
 import math
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
-from browser_utils import COLUMNS, SMALL_CONFIG, VALUES, chromium, require_browser
+from browser_utils import COLUMNS, SMALL_CONFIG, VALUES, chromium, require_browser, static_server
 
 import ml_peg_like as mpl
 from ml_peg_like import explore as ex
@@ -59,39 +53,6 @@ def _write_dataset(d: Path) -> Path:
         )
         w.writerow([XSS, XSS + " (shown)", "", ""])
     return d
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextmanager
-def static_server(directory: Path):
-    """``python -m http.server`` on a free loopback port, serving ``directory``."""
-    port = _free_port()
-    cmd = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
-    proc = subprocess.Popen(
-        [*cmd, "--directory", str(directory)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(url, timeout=5).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")

@@ -47,7 +47,7 @@ SCENES = {
     "compare": {
         "data": "demo",
         "query": "?v=compare",
-        "wait": "#compare-table tbody tr",
+        "wait": "#compare-table .ag-row",
         "scroll": "#compare-wrap",
     },
     "robustness": {"data": "demo", "query": "", "run": True, "scroll": "#robustness"},

@@ -140,7 +140,6 @@
   var dagfuncs = (window.dashAgGridFunctions = window.dashAgGridFunctions || {});
   var comps = (window.dashAgGridComponentFunctions = window.dashAgGridComponentFunctions || {});
   var SCORE_DIGITS = 3; // compare.py table: fmt_score's default digits, at scale 1
-  var SAME = 5e-4; // a difference within this is drawn neither up nor down
 
   function isNum(v) {
     return typeof v === "number" && isFinite(v);
@@ -158,15 +157,10 @@
     return cmpValue(p.i, params.data);
   };
 
-  // compare.py _diff: " (+0.100)", its class by its sign; "" when a score is missing
+  // compare.py _diff (mplExploreFig.compareDiff); nothing when a score is missing
   function diffPart(h, v, v0) {
-    if (!isNum(v) || !isNum(v0)) return null;
-    var F = window.dashAgGridFunctions;
-    var d = v - v0;
-    var text = F.fmtScore(d, 1, SCORE_DIGITS);
-    if (text.charAt(0) !== "-" && Number(text) !== 0) text = "+" + text;
-    var cls = d > SAME ? "cmp-diff up" : d < -SAME ? "cmp-diff down" : "cmp-diff";
-    return h("span", { className: cls }, " (" + text + ")");
+    var d = window.mplExploreFig.compareDiff(v, v0);
+    return d[0] ? h("span", { className: d[1] }, d[0]) : null;
   }
 
   // a metric's raw value and unit (compare.py table: "cmp-raw")

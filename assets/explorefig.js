@@ -10,6 +10,8 @@
  *   mplExploreFig.radar(input)     -> the Compare radar (bars beyond eight categories)
  *   mplExploreFig.paretoFront(xs, ys, xBetter, yBetter) -> indices of the front, by x
  *   mplExploreFig.defaultModels(models, ranks, shown, n) -> the n best ranked shown models
+ *   mplExploreFig.compareDiff(v, v0) -> [" (+0.100)", class]: a Compare cell's difference to
+ *     the first model (compare.py _diff; ["", "cmp-diff"] when either score is missing)
  *
  * The scatter's input (values per model of `models`, board order):
  *   {models: [keys], names: {key: display name}, shown: [model indices] | null (every model),
@@ -386,7 +388,19 @@
     return ix.slice(0, n === undefined ? 3 : n).map(function (i) { return models[i]; });
   }
 
+  // compare.py _diff: the difference to the first model's score, 3 digits, signed; its class
+  // by its sign beyond 5e-4 (the dashboard's Compare grid and the published site both write it)
+  function compareDiff(v, v0) {
+    if (!isNum(v) || !isNum(v0)) return ["", "cmp-diff"];
+    var d = v - v0;
+    var text = curve().fmtScore(d, 1, 3);
+    if (text.charAt(0) !== "-" && Number(text) !== 0) text = "+" + text;
+    var klass = d > 5e-4 ? "cmp-diff up" : d < -5e-4 ? "cmp-diff down" : "cmp-diff";
+    return [" (" + text + ")", klass];
+  }
+
   var api = {
+    compareDiff: compareDiff,
     scatter: scatter,
     radar: radar,
     paretoFront: paretoFront,

@@ -120,22 +120,12 @@
     return out;
   }
 
-  // a cell's difference to the first model's score and its class (compare.py _diff)
-  function diffText(v, v0) {
-    if (!isFinite(v) || !isFinite(v0) || v === null || v0 === null) return ["", "cmp-diff"];
-    var d = v - v0;
-    var text = C().fmtScore(d, 1, 3);
-    if (text.charAt(0) !== "-" && Number(text) !== 0) text = "+" + text;
-    var klass = d > 5e-4 ? "cmp-diff up" : d < -5e-4 ? "cmp-diff down" : "cmp-diff";
-    return [" (" + text + ")", klass];
-  }
-
   function cell(r, ix, k) {
     var v = r.score(ix[k]);
     var td = el("td", { class: "num" });
     td.appendChild(el("span", { class: "cmp-score" }, C().fmtScore(v, 1, 3)));
     if (k) {
-      var d = diffText(v, r.score(ix[0]));
+      var d = F().compareDiff(v, r.score(ix[0]));
       td.appendChild(el("span", { class: d[1] }, d[0]));
     }
     if (r.raw) {

@@ -217,14 +217,15 @@ def test_digits_are_in_the_url_and_in_the_curve_hover(env):
         out = []
         for k, text in enumerate(texts):
             plain = html.unescape(re.sub(r"<[^>]+>", "", text.split("<br>score")[0]))
-            label = ""
-            for _ in range(150):
+            label, found = "", []
+            for _ in range(150):  # a label drawn before the redraw may linger: wait it out
                 label = page.evaluate(HOVER_LABEL, k) or ""
-                if label.startswith(plain):
+                found = re.findall(r"score (\S+)", label[len(plain) :])
+                if label.startswith(plain) and found and set(found) <= set(want):
                     break
                 page.wait_for_timeout(60)
             assert label.startswith(plain)
-            out += re.findall(r"score (\S+)", label[len(plain) :])
+            out += found
         return sorted(out)
 
     want4 = sorted(fmt_score(v, 1.0, 4) for v in acc.dropna())
